@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "CardReaderKit",
+    products: [
+        .library(name: "CardReaderKit", targets: ["CardReaderKit"]),
+        .library(name: "ReaderProtocol", targets: ["ReaderProtocol"]),
+        .executable(name: "readerctl", targets: ["readerctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "ReaderProtocol"),
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(
+            name: "BLETransport",
+            dependencies: [
+                "CDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CardReaderKit",
+            dependencies: [
+                "ReaderProtocol",
+                "BLETransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "readerctl",
+            dependencies: [
+                "CardReaderKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
