@@ -1,0 +1,39 @@
+/// The framing rules of one reader family: start byte, largest DATA, checksum variant and
+/// the order its two bytes travel in.
+public struct FrameProfile: Sendable, Hashable {
+    /// The order of the checksum's two bytes on the wire.
+    public enum ChecksumByteOrder: Sendable, Hashable {
+        case bigEndian
+        case littleEndian
+    }
+
+    /// The byte every frame starts with.
+    public var startByte: UInt8
+    /// The largest DATA field a frame may carry; a declared length above it is invalid.
+    public var maximumDataLength: Int
+    /// The CRC-16 algorithm computed over MAIN through the last DATA byte.
+    public var checksum: CRC16.Variant
+    /// The order the checksum's bytes are sent in.
+    public var checksumByteOrder: ChecksumByteOrder
+
+    public init(
+        startByte: UInt8, maximumDataLength: Int, checksum: CRC16.Variant, checksumByteOrder: ChecksumByteOrder
+    ) {
+        self.startByte = startByte
+        self.maximumDataLength = maximumDataLength
+        self.checksum = checksum
+        self.checksumByteOrder = checksumByteOrder
+    }
+
+    /// VPOS3356 family: STX `02`, DATA up to 1024 bytes, CRC-16/CCITT-FALSE sent high byte first.
+    public static let vpos3356 = FrameProfile(
+        startByte: 0x02, maximumDataLength: 1024, checksum: .ccittFalse, checksumByteOrder: .bigEndian)
+
+    /// STX, MAIN, SUB, LEN_H, LEN_L.
+    public static let headerLength = 5
+    /// Header plus the two checksum bytes: a whole frame is `data.count + overhead` bytes.
+    public static let overhead = headerLength + 2
+
+    /// The size of the largest valid frame.
+    public var maximumFrameLength: Int { maximumDataLength + Self.overhead }
+}
