@@ -5,6 +5,6 @@ struct ReaderCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "readerctl",
         abstract: "Drive and inspect VPOS-class Bluetooth LE card readers.",
-        subcommands: []
+        subcommands: [DecodeCommand.self]
     )
 }

@@ -1,0 +1,104 @@
+/// What GET INFO reports (reader documentation §4): a list of `TAG (1) | LEN (1) | VALUE`.
+///
+/// Tags this SDK does not know are skipped (their tags are listed in `unknownTags`). When
+/// a tag appears twice, the first occurrence wins. Trailing NUL padding of text fields is
+/// trimmed; other bytes outside printable ASCII are an error.
+public struct ReaderInfo: Sendable, Hashable {
+    /// What the reader can do (tag `05`).
+    public struct Capabilities: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        public static let magneticStripe = Capabilities(rawValue: 1 << 0)
+        public static let contactChip = Capabilities(rawValue: 1 << 1)
+        public static let contactless = Capabilities(rawValue: 1 << 2)
+        public static let pinPad = Capabilities(rawValue: 1 << 3)
+
+        /// Names of the capabilities set, in bit order.
+        public var names: [String] {
+            [(Self.magneticStripe, "magnetic-stripe"), (.contactChip, "contact-chip"),
+             (.contactless, "contactless"), (.pinPad, "pin-pad")]
+                .filter { contains($0.0) }.map(\.1)
+        }
+    }
+
+    /// Tag `01`, e.g. `VPOS3356`.
+    public var model: String?
+    /// Tag `02`.
+    public var serialNumber: String?
+    /// Tag `03`, e.g. `2.4.1`.
+    public var firmwareVersion: String?
+    /// Tag `04`, percent.
+    public var batteryPercent: UInt8?
+    /// Tag `05`.
+    public var capabilities: Capabilities?
+    /// Tag `06`.
+    public var bootloaderVersion: String?
+    /// Tags present in the response that this SDK does not know, in order.
+    public var unknownTags: [UInt8] = []
+
+    public init(
+        model: String? = nil, serialNumber: String? = nil, firmwareVersion: String? = nil,
+        batteryPercent: UInt8? = nil, capabilities: Capabilities? = nil, bootloaderVersion: String? = nil
+    ) {
+        self.model = model
+        self.serialNumber = serialNumber
+        self.firmwareVersion = firmwareVersion
+        self.batteryPercent = batteryPercent
+        self.capabilities = capabilities
+        self.bootloaderVersion = bootloaderVersion
+    }
+
+    /// Parses the TLV list that follows the status byte.
+    public init(fields bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        let bytes = Array(bytes)
+        var offset = 0
+        var seen = Set<UInt8>()
+        while offset < bytes.count {
+            guard offset + 2 <= bytes.count else { throw .truncatedInfoField(offset: offset) }
+            let tag = bytes[offset]
+            let length = Int(bytes[offset + 1])
+            let valueStart = offset + 2
+            guard valueStart + length <= bytes.count else { throw .truncatedInfoField(offset: offset) }
+            let value = Array(bytes[valueStart..<(valueStart + length)])
+            offset = valueStart + length
+            guard seen.insert(tag).inserted else { continue }
+            switch tag {
+            case 0x01: model = try Self.text(value, tag: tag)
+            case 0x02: serialNumber = try Self.text(value, tag: tag)
+            case 0x03: firmwareVersion = try Self.text(value, tag: tag)
+            case 0x04: batteryPercent = try Self.byte(value, tag: tag)
+            case 0x05: capabilities = Capabilities(rawValue: try Self.byte(value, tag: tag))
+            case 0x06: bootloaderVersion = try Self.text(value, tag: tag)
+            default: unknownTags.append(tag)
+            }
+        }
+    }
+
+    /// The TLV list, in tag order (the emulated reader sends this).
+    public var fields: [UInt8] {
+        var bytes: [UInt8] = []
+        func append(_ tag: UInt8, _ value: [UInt8]) {
+            bytes += [tag, UInt8(truncatingIfNeeded: min(value.count, 255))] + value.prefix(255)
+        }
+        if let model { append(0x01, Array(model.utf8)) }
+        if let serialNumber { append(0x02, Array(serialNumber.utf8)) }
+        if let firmwareVersion { append(0x03, Array(firmwareVersion.utf8)) }
+        if let batteryPercent { append(0x04, [batteryPercent]) }
+        if let capabilities { append(0x05, [capabilities.rawValue]) }
+        if let bootloaderVersion { append(0x06, Array(bootloaderVersion.utf8)) }
+        return bytes
+    }
+
+    private static func text(_ value: [UInt8], tag: UInt8) throws(MessageDecodingError) -> String {
+        var trimmed = value[...]
+        while trimmed.last == 0 { trimmed = trimmed.dropLast() }
+        guard trimmed.allSatisfy({ (0x20...0x7E).contains($0) }) else { throw .invalidInfoField(tag: tag) }
+        return String(decoding: trimmed, as: UTF8.self)
+    }
+
+    private static func byte(_ value: [UInt8], tag: UInt8) throws(MessageDecodingError) -> UInt8 {
+        guard value.count == 1 else { throw .invalidInfoField(tag: tag) }
+        return value[0]
+    }
+}

@@ -1,0 +1,108 @@
+/// A flat, printable account of one frame or damaged region of a recording: what
+/// `readerctl decode --json` prints one per line, and what golden tests compare against.
+///
+/// Card data is masked unless the record is built with `revealingCardData: true`: PANs
+/// show the first 6 and last 4 digits; discretionary data, track 3 and APDU data are
+/// left out. Field names are documented in the README.
+public struct DecodedRecord: Sendable, Hashable, Codable {
+    /// `frame` or `damage`.
+    public var type: String
+    /// `host-to-reader` or `reader-to-host`.
+    public var direction: String
+    /// Line (text recording) or record number (capture) of the packet that completed it.
+    public var line: Int
+    public var timestamp: Double?
+    /// Byte offset in its direction's stream.
+    public var offset: Int
+    /// Bytes of the frame or of the damaged region.
+    public var length: Int
+    /// Frame: `command`, `response`, `event`, or `invalid` when DATA does not decode.
+    public var kind: String?
+    /// Frame: MAIN and SUB, e.g. `C1 07`.
+    public var code: String?
+    /// Frame: the command or event name.
+    public var name: String?
+    /// Response: the status byte in hex, e.g. `03`.
+    public var status: String?
+    /// Response: the status's identifier, e.g. `unreadable-stripe`.
+    public var statusName: String?
+    /// Frame: decoded fields (see the README), values as text.
+    public var fields: [String: String]?
+    /// Damage: `noise`, `length-out-of-range`, `checksum-mismatch`, `truncated`; invalid frame: why.
+    public var reason: String?
+    /// A sentence for a person.
+    public var detail: String?
+    /// The input it came from (a path, or `-` for standard input); set by tools that
+    /// decode several inputs.
+    public var source: String?
+
+    public init(
+        type: String, direction: String, line: Int, timestamp: Double? = nil, offset: Int, length: Int,
+        kind: String? = nil, code: String? = nil, name: String? = nil, status: String? = nil,
+        statusName: String? = nil, fields: [String: String]? = nil, reason: String? = nil, detail: String? = nil
+    ) {
+        self.type = type
+        self.direction = direction
+        self.line = line
+        self.timestamp = timestamp
+        self.offset = offset
+        self.length = length
+        self.kind = kind
+        self.code = code
+        self.name = name
+        self.status = status
+        self.statusName = statusName
+        self.fields = fields
+        self.reason = reason
+        self.detail = detail
+    }
+
+    /// The record of one decoded entry.
+    public init(_ entry: RecordingDecoder.Entry, revealingCardData reveal: Bool = false) {
+        self.init(
+            type: "frame", direction: entry.direction.description, line: entry.location,
+            timestamp: entry.timestamp, offset: 0, length: 0)
+        switch entry.content {
+        case .damage(let damage):
+            type = "damage"
+            offset = damage.offset
+            length = damage.length
+            reason = damage.reason.identifier
+            detail = damage.reason.description
+        case .frame(let frame, let frameOffset, let message):
+            offset = frameOffset
+            length = frame.data.count + FrameProfile.overhead
+            code = frame.code.description
+            switch message {
+            case .success(let message):
+                describe(message, reveal: reveal)
+            case .failure(let error):
+                kind = "invalid"
+                name = frame.code.isEvent ? "event" : frame.code.commandName
+                reason = "undecodable"
+                detail = error.description
+            }
+        }
+    }
+
+    private mutating func describe(_ message: ReaderMessage, reveal: Bool) {
+        var fields = MessageFields(reveal: reveal)
+        switch message {
+        case .command(let command):
+            kind = "command"
+            name = command.code.commandName
+            fields.add(command)
+        case .response(let response):
+            kind = "response"
+            name = response.code.commandName ?? "unknown command \(response.code)"
+            status = response.status.rawValue.hexByte
+            statusName = response.status.identifier
+            fields.add(response.body)
+        case .event(let event):
+            kind = "event"
+            name = event.name
+            fields.add(event)
+        }
+        self.fields = fields.values.isEmpty ? nil : fields.values
+    }
+}

@@ -1,0 +1,122 @@
+/// Builds the `fields` of a ``DecodedRecord``: flat names such as `track1.pan`, values as
+/// text, card data masked unless revealing.
+struct MessageFields {
+    let reveal: Bool
+    private(set) var values: [String: String] = [:]
+
+    init(reveal: Bool) {
+        self.reveal = reveal
+    }
+
+    mutating func add(_ command: ReaderCommand) {
+        switch command {
+        case .getInfo, .cancel, .iccPowerOff, .iccStatus:
+            break
+        case .enterFirmwareUpdate(let size):
+            values["imageSize"] = "\(size)"
+        case .readMagneticStripe(let seconds):
+            values["timeoutSeconds"] = "\(seconds)"
+        case .iccPowerOn(let seconds):
+            values["insertionWaitSeconds"] = "\(seconds)"
+        case .iccAPDU(let apdu):
+            add(apdu)
+        }
+    }
+
+    mutating func add(_ event: ReaderEvent) {
+        switch event {
+        case .cardInserted, .cardRemoved:
+            break
+        case .batteryLow(let percent):
+            values["batteryPercent"] = "\(percent)"
+        case .resetScheduled(let seconds):
+            values["secondsUntilReset"] = "\(seconds)"
+        case .unrecognized(_, let data):
+            values["dataLength"] = "\(data.count)"
+        }
+    }
+
+    mutating func add(_ body: ResponseBody) {
+        switch body {
+        case .empty:
+            break
+        case .info(let info):
+            values["model"] = info.model
+            values["serialNumber"] = info.serialNumber
+            values["firmwareVersion"] = info.firmwareVersion
+            values["batteryPercent"] = info.batteryPercent.map { "\($0)" }
+            values["capabilities"] = info.capabilities.map { $0.names.joined(separator: ",") }
+            values["bootloaderVersion"] = info.bootloaderVersion
+            if !info.unknownTags.isEmpty {
+                values["unknownTags"] = info.unknownTags.map(\.hexByte).joined(separator: ",")
+            }
+        case .magneticStripe(let tracks):
+            add(tracks)
+        case .answerToReset(let atr):
+            values["atr"] = atr.bytes.hexString
+            values["protocols"] = atr.protocols.map { "T=\($0)" }.joined(separator: ",")
+        case .apdu(let apdu):
+            add(apdu)
+        case .iccStatus(let state):
+            values["slot"] = state.identifier
+        case .unrecognized(let bytes):
+            values["dataLength"] = "\(bytes.count)"
+        }
+    }
+
+    private mutating func add(_ tracks: MagneticStripeData) {
+        switch tracks.track1 {
+        case .absent: values["track1"] = "absent"
+        case .malformed(let error): values["track1"] = "malformed: \(error)"
+        case .parsed(let track):
+            values["track1"] = "parsed"
+            values["track1.pan"] = pan(track.primaryAccountNumber)
+            values["track1.luhn"] = track.passesLuhn ? "valid" : "invalid"
+            values["track1.name"] = reveal ? track.cardholderName.revealed() : nil
+            values["track1.expiry"] = track.expiry?.yymm
+            values["track1.serviceCode"] = track.serviceCode?.description
+            values["track1.discretionaryData"] = reveal ? String(decoding: track.discretionaryData.revealed(), as: UTF8.self) : nil
+        }
+        switch tracks.track2 {
+        case .absent: values["track2"] = "absent"
+        case .malformed(let error): values["track2"] = "malformed: \(error)"
+        case .parsed(let track):
+            values["track2"] = "parsed"
+            values["track2.pan"] = pan(track.primaryAccountNumber)
+            values["track2.luhn"] = track.passesLuhn ? "valid" : "invalid"
+            values["track2.expiry"] = track.expiry?.yymm
+            values["track2.serviceCode"] = track.serviceCode?.description
+            values["track2.discretionaryData"] = reveal ? String(decoding: track.discretionaryData.revealed(), as: UTF8.self) : nil
+        }
+        switch tracks.track3 {
+        case .absent: values["track3"] = "absent"
+        case .malformed(let error): values["track3"] = "malformed: \(error)"
+        case .parsed(let track):
+            values["track3"] = "present"
+            values["track3.characters"] = reveal ? track.revealed() : nil
+        }
+    }
+
+    private mutating func add(_ apdu: CommandAPDU) {
+        values["apdu.header"] = [apdu.cla, apdu.ins, apdu.p1, apdu.p2].hexString
+        values["apdu.dataLength"] = "\(apdu.data.count)"
+        values["apdu.le"] = apdu.expectedLength.map { "\($0)" }
+        values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
+    }
+
+    private mutating func add(_ apdu: ResponseAPDU) {
+        values["apdu.sw"] = apdu.statusWord.description
+        values["apdu.swMeaning"] = apdu.statusWord.meaning
+        values["apdu.dataLength"] = "\(apdu.data.count)"
+        values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
+    }
+
+    private func pan(_ pan: PrimaryAccountNumber) -> String {
+        reveal ? pan.revealed() : pan.masked
+    }
+}
+
+extension Sequence<UInt8> {
+    /// Upper-case hex, a space between bytes.
+    var hexString: String { map(\.hexByte).joined(separator: " ") }
+}

@@ -1,0 +1,115 @@
+/// The recorded-packet text format: one BLE packet per line.
+///
+/// ```
+/// # GET INFO at MTU 23
+/// 0.000 > 02 C0 01 00 00 00 54
+/// 0.041 < 02C00100 1A00...      # hex with or without spaces
+/// ```
+///
+/// - `>` marks a host → reader write, `<` a reader → host notification.
+/// - An optional timestamp (seconds, a decimal number) may precede the direction mark.
+/// - `#` starts a comment, on its own line or after the bytes; blank lines are ignored.
+/// - Hex digits come in pairs; spaces between pairs are optional.
+public enum PacketRecordingText {
+    /// Parses a whole recording; the first malformed line stops it with its line number.
+    public static func parse(_ text: String) throws(RecordingFormatError) -> [RecordedPacket] {
+        var packets: [RecordedPacket] = []
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if let packet = try parse(line: line, number: lineNumber) {
+                packets.append(packet)
+            }
+        }
+        return packets
+    }
+
+    /// Parses one line: a packet, or nil for a blank or comment line.
+    public static func parse(line: Substring, number: Int) throws(RecordingFormatError) -> RecordedPacket? {
+        let content = line.prefix { $0 != "#" }.trimmingWhitespace()
+        guard !content.isEmpty else { return nil }
+        guard let markIndex = content.firstIndex(where: { $0 == ">" || $0 == "<" }) else {
+            throw RecordingFormatError(line: number, problem: .missingDirection)
+        }
+        let direction: LinkDirection = content[markIndex] == ">" ? .hostToReader : .readerToHost
+        let stamp = content[..<markIndex].trimmingWhitespace()
+        var timestamp: Double?
+        if !stamp.isEmpty {
+            guard stamp.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(String(stamp))
+            else {
+                throw RecordingFormatError(line: number, problem: .invalidTimestamp)
+            }
+            timestamp = seconds
+        }
+        let bytes = try hexBytes(content[content.index(after: markIndex)...], line: number)
+        guard !bytes.isEmpty else { throw RecordingFormatError(line: number, problem: .noBytes) }
+        return RecordedPacket(direction: direction, bytes: bytes, timestamp: timestamp, location: number)
+    }
+
+    /// Renders packets in this format, one line each, hex with spaces.
+    public static func render(_ packets: [RecordedPacket]) -> String {
+        packets.map { packet in
+            let stamp = packet.timestamp.map { "\($0) " } ?? ""
+            let mark = packet.direction == .hostToReader ? ">" : "<"
+            return stamp + mark + " " + packet.bytes.map(\.hexByte).joined(separator: " ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    private static func hexBytes(_ text: Substring, line: Int) throws(RecordingFormatError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in text where !character.isWhitespace {
+            guard let nibble = character.hexDigitValue.map(UInt8.init) else {
+                throw RecordingFormatError(line: line, problem: .invalidHexDigit(character))
+            }
+            if let pending = high {
+                bytes.append(pending << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil else { throw RecordingFormatError(line: line, problem: .oddHexDigitCount) }
+        return bytes
+    }
+}
+
+/// Why a recording could not be read.
+public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Problem: Sendable, Hashable {
+        case missingDirection
+        case invalidTimestamp
+        case invalidHexDigit(Character)
+        case oddHexDigitCount
+        case noBytes
+    }
+
+    /// Line number (text) or record number (capture) of the problem.
+    public var line: Int
+    public var problem: Problem
+
+    public init(line: Int, problem: Problem) {
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String {
+        let what =
+            switch problem {
+            case .missingDirection: "no direction mark ('>' host to reader, '<' reader to host)"
+            case .invalidTimestamp: "the timestamp before the direction mark is not a number of seconds"
+            case .invalidHexDigit(let character): "'\(character)' is not a hex digit"
+            case .oddHexDigitCount: "odd number of hex digits: bytes are two digits each"
+            case .noBytes: "no bytes after the direction mark"
+            }
+        return "line \(line): \(what)"
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return self[endIndex...] }
+        return self[first...last]
+    }
+}

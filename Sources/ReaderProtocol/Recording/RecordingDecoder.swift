@@ -1,0 +1,80 @@
+/// Decodes a recording: reassembles each direction's stream on its own and reports every
+/// frame (with its decoded message) and every damaged region, in the order the packets
+/// that completed them were recorded.
+public struct RecordingDecoder: Sendable {
+    /// One result: a frame or a damaged region, with where it was found.
+    public struct Entry: Sendable, Hashable {
+        public enum Content: Sendable, Hashable {
+            /// An intact frame at `offset` of its direction's stream, and its message, or why
+            /// the frame's DATA does not decode as its code's message.
+            case frame(Frame, offset: Int, message: Result<ReaderMessage, MessageDecodingError>)
+            case damage(FrameDamage)
+        }
+
+        public var direction: LinkDirection
+        /// The location of the packet that completed the frame or revealed the damage.
+        public var location: Int
+        public var timestamp: Double?
+        public var content: Content
+    }
+
+    private var hostToReader: FrameDecoder
+    private var readerToHost: FrameDecoder
+    private var lastPacket: [LinkDirection: RecordedPacket] = [:]
+
+    public init(profile: FrameProfile = .vpos3356) {
+        hostToReader = FrameDecoder(profile: profile)
+        readerToHost = FrameDecoder(profile: profile)
+    }
+
+    /// Feeds one packet and returns what it completed.
+    public mutating func decode(_ packet: RecordedPacket) -> [Entry] {
+        lastPacket[packet.direction] = packet
+        var entries: [Entry] = []
+        let handler = { (event: FrameDecoder.Event) in
+            entries.append(Self.entry(event, packet: packet))
+        }
+        switch packet.direction {
+        case .hostToReader: hostToReader.decode(packet.bytes, handler)
+        case .readerToHost: readerToHost.decode(packet.bytes, handler)
+        }
+        return entries
+    }
+
+    /// Ends both streams: frames cut off by the end of the recording are reported.
+    public mutating func finish() -> [Entry] {
+        var entries: [Entry] = []
+        for direction in [LinkDirection.hostToReader, .readerToHost] {
+            guard let packet = lastPacket[direction] else { continue }
+            let handler = { (event: FrameDecoder.Event) in
+                entries.append(Self.entry(event, packet: packet))
+            }
+            switch direction {
+            case .hostToReader: hostToReader.finish(handler)
+            case .readerToHost: readerToHost.finish(handler)
+            }
+        }
+        return entries
+    }
+
+    /// Decodes a whole recording.
+    public static func decode(_ packets: [RecordedPacket], profile: FrameProfile = .vpos3356) -> [Entry] {
+        var decoder = RecordingDecoder(profile: profile)
+        return packets.flatMap { decoder.decode($0) } + decoder.finish()
+    }
+
+    private static func entry(_ event: FrameDecoder.Event, packet: RecordedPacket) -> Entry {
+        let content: Entry.Content =
+            switch event {
+            case .frame(let frame, let offset):
+                .frame(
+                    frame, offset: offset,
+                    message: Result { () throws(MessageDecodingError) in
+                        try ReaderMessage(frame: frame, direction: packet.direction)
+                    })
+            case .damage(let damage):
+                .damage(damage)
+            }
+        return Entry(direction: packet.direction, location: packet.location, timestamp: packet.timestamp, content: content)
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ReaderProtocol
+
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode recorded BLE packets into frames, messages and damage reports.",
+        discussion: """
+            Each input is a recording: one packet per line, '>' for a host-to-reader write, \
+            '<' for a reader-to-host notification, hex bytes with or without spaces, an \
+            optional timestamp (seconds) before the mark, '#' comments. Packets are \
+            reassembled per direction as the reader's frames are, and every frame is printed \
+            in order with its command, status and decoded fields; every damaged region \
+            (noise, bad length, bad checksum, truncated tail) with its offset and reason.
+
+            Card numbers are masked (first 6, last 4 digits); cardholder names, discretionary \
+            data, track 3 and APDU data are left out unless --reveal is given.
+
+            Exit status:
+              0  every frame intact and decodable
+              1  damage or an undecodable frame was found
+              2  an input could not be read, or is not a recording
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Recordings to decode; '-' reads standard input.", valueName: "file"))
+    var files: [String]
+
+    @Flag(help: "Print one JSON object per frame or damage record (fields in the README).")
+    var json = false
+
+    @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")
+    var reveal = false
+
+    func run() throws {
+        var status = ExitStatus.success
+        let output = DecodeOutput(json: json, showSource: files.count > 1)
+        for source in files {
+            let packets: [RecordedPacket]
+            do {
+                packets = try RecordingInput.packets(from: source)
+            } catch {
+                FileHandle.standardError.write(Data("readerctl decode: \(error)\n".utf8))
+                status = ExitStatus.unreadableInput
+                continue
+            }
+            output.begin(source: source)
+            for entry in RecordingDecoder.decode(packets) {
+                var record = DecodedRecord(entry, revealingCardData: reveal)
+                record.source = source
+                output.print(record)
+                if record.type == "damage" || record.kind == "invalid", status == ExitStatus.success {
+                    status = ExitStatus.damageFound
+                }
+            }
+        }
+        throw status
+    }
+}
