@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import ReaderProtocol
+
+/// Every recording in `Fixtures/packets` decodes to the records stored beside it
+/// (`NAME.expected.jsonl`). The expected records were written from the reader
+/// documentation's meaning of each frame, with frames and CRCs built by an independent
+/// (bitwise, Python) implementation of §2 — not from this code's output.
+///
+/// Expected records leave out prose (`detail`); a field whose expected value is `*` must be
+/// present with any value (it is prose too, such as a status word's meaning).
+@Suite struct RecordedPacketGoldenTests {
+    static let recordings = FixtureFiles.names(in: "packets", endingIn: ".txt")
+
+    @Test func everyCommandAndResponseIsRecordedAtBothMTUs() {
+        let names = Set(Self.recordings)
+        for name in ["get-info", "cancel-swipe", "swipe", "swipe-bad", "swipe-timeout", "icc-power-on",
+                     "icc-select-ppse", "icc-get-response", "icc-status-power-off", "firmware-update", "events",
+                     "status-codes", "damaged-noise", "damaged-bad-crc", "damaged-bad-length", "damaged-truncated",
+                     "damaged-event-mid-response", "damaged-false-start"] {
+            #expect(names.contains("\(name)-mtu23") && names.contains("\(name)-mtu247"), "\(name)")
+        }
+    }
+
+    @Test(arguments: recordings)
+    func recordingDecodesToItsExpectedRecords(name: String) throws {
+        let packets = try PacketRecordingText.parse(try FixtureFiles.text("packets", "\(name).txt"))
+        let actual = RecordingDecoder.decode(packets).map { DecodedRecord($0) }
+        let expected = try FixtureFiles.text("packets", "\(name).expected.jsonl")
+            .split(separator: "\n")
+            .map { try JSONDecoder().decode(DecodedRecord.self, from: Data($0.utf8)) }
+        try #require(actual.count == expected.count, "\(name): \(actual.count) records, expected \(expected.count)")
+        for (index, (got, want)) in zip(actual, expected).enumerated() {
+            #expect(comparable(got, like: want) == want, "\(name) record \(index)")
+        }
+    }
+
+    /// `actual` without what expected records leave out: prose, timestamps, wildcard values.
+    private func comparable(_ actual: DecodedRecord, like expected: DecodedRecord) -> DecodedRecord {
+        var record = actual
+        record.detail = expected.detail
+        record.timestamp = expected.timestamp
+        if var fields = record.fields, let wanted = expected.fields {
+            for (key, value) in wanted where value == "*" && fields[key] != nil {
+                fields[key] = "*"
+            }
+            record.fields = fields
+        }
+        return record
+    }
+
+    /// The documentation's 101-byte example arrives in six notifications at MTU 23.
+    @Test func documentedSwipeRecordingIsSixNotifications() throws {
+        let packets = try PacketRecordingText.parse(try FixtureFiles.text("packets", "swipe-mtu23.txt"))
+        let notifications = packets.filter { $0.direction == .readerToHost }
+        #expect(notifications.map(\.bytes.count) == [20, 20, 20, 20, 20, 1])
+        #expect(notifications.flatMap(\.bytes) == DocumentedExamples.swipeResponse)
+    }
+}
