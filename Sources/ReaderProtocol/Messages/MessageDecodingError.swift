@@ -21,7 +21,7 @@ public enum MessageDecodingError: Error, Sendable, Hashable, CustomStringConvert
     /// ICC POWER ON returned bytes that are not an ATR.
     case malformedATR(reason: String)
     /// The APDU inside an ICC APDU command or response is malformed.
-    case malformedAPDU(APDUFormatError)
+    case malformedAPDU(APDUError)
 
     public var description: String {
         switch self {

@@ -47,7 +47,7 @@ public enum ReaderCommand: Sendable, Hashable {
         case .iccPowerOn(let seconds):
             Frame(code: code, data: [seconds])
         case .iccAPDU(let apdu):
-            Frame(code: code, data: apdu.encoded())
+            Frame(code: code, data: apdu.encoded().revealed())
         }
     }
 

@@ -84,7 +84,7 @@ public enum ResponseBody: Sendable, Hashable {
         case .info(let info): info.fields
         case .magneticStripe(let tracks): tracks.fields
         case .answerToReset(let atr): atr.bytes
-        case .apdu(let apdu): apdu.encoded()
+        case .apdu(let apdu): apdu.encoded().revealed()
         case .iccStatus(let state): [state.rawValue]
         case .unrecognized(let bytes): bytes
         }

@@ -105,7 +105,7 @@ struct MessageFields {
     }
 
     private mutating func add(_ apdu: ResponseAPDU) {
-        values["apdu.sw"] = apdu.statusWord.description
+        values["apdu.sw"] = apdu.statusWord.sw1.hexByte + apdu.statusWord.sw2.hexByte
         values["apdu.swMeaning"] = apdu.statusWord.meaning
         values["apdu.dataLength"] = "\(apdu.data.count)"
         values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
