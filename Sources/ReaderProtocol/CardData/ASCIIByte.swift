@@ -1,4 +1,4 @@
-/// Character classes of the ASCII bytes a card reader sends.
+/// Character classes and hex rendering of the bytes a card reader sends.
 extension UInt8 {
     /// Whether this is an ASCII `0`–`9`.
     var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
@@ -19,5 +19,13 @@ extension UInt8 {
     /// 0x30–0x3F) other than the start sentinel `;` and end sentinel `?`.
     var isTrack2DataCharacter: Bool {
         (0x30...0x3F).contains(self) && self != UInt8(ascii: ";") && self != UInt8(ascii: "?")
+    }
+}
+
+extension UInt8 {
+    /// Two upper-case hex digits, e.g. `9F`.
+    var hex: String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(self >> 4)], digits[Int(self & 0x0F)]])
     }
 }
