@@ -1,0 +1,115 @@
+/// The Application File Locator (AFL, tag `94`; EMV Book 3 §10.2): which records of which
+/// files the terminal reads with READ RECORD, and which of them feed offline data authentication.
+///
+/// Each 4-byte entry: byte 1 = SFI in bits 8–4 (bits 3–1 are RFU and ignored), byte 2 = first
+/// record, byte 3 = last record, byte 4 = number of records, from the first, that take part
+/// in offline data authentication.
+public struct ApplicationFileLocator: Sendable, Hashable {
+    /// One file's range of records.
+    public struct Entry: Sendable, Hashable {
+        /// The short file identifier, 1…30.
+        public let shortFileIdentifier: Int
+        /// The first record to read, at least 1.
+        public let firstRecord: Int
+        /// The last record to read, at least ``firstRecord`` and at most 255.
+        public let lastRecord: Int
+        /// How many records, from ``firstRecord`` on, take part in offline data authentication.
+        public let offlineAuthenticationRecordCount: Int
+
+        /// Validates the ranges EMV Book 3 §10.2 requires.
+        public init(
+            shortFileIdentifier: Int, firstRecord: Int, lastRecord: Int, offlineAuthenticationRecordCount: Int
+        ) throws(ApplicationFileLocatorError.EntryProblem) {
+            guard (1...30).contains(shortFileIdentifier) else { throw .shortFileIdentifierOutOfRange(shortFileIdentifier) }
+            guard (1...255).contains(firstRecord) else { throw .firstRecordOutOfRange(firstRecord) }
+            guard (firstRecord...255).contains(lastRecord) else {
+                throw .lastRecordOutOfRange(first: firstRecord, last: lastRecord)
+            }
+            guard (0...lastRecord - firstRecord + 1).contains(offlineAuthenticationRecordCount) else {
+                throw .tooManyOfflineAuthenticationRecords(
+                    count: offlineAuthenticationRecordCount, recordsInEntry: lastRecord - firstRecord + 1)
+            }
+            self.shortFileIdentifier = shortFileIdentifier
+            self.firstRecord = firstRecord
+            self.lastRecord = lastRecord
+            self.offlineAuthenticationRecordCount = offlineAuthenticationRecordCount
+        }
+
+        /// The record numbers to read.
+        public var records: ClosedRange<Int> { firstRecord...lastRecord }
+    }
+
+    /// The entries, in the order the card lists them (the order to read in).
+    public let entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// Parses the value of tag `94`.
+    public init(parsing bytes: [UInt8]) throws(ApplicationFileLocatorError) {
+        guard bytes.count % 4 == 0 else { throw .lengthNotMultipleOfFour(bytes.count) }
+        var entries: [Entry] = []
+        for offset in stride(from: 0, to: bytes.count, by: 4) {
+            do {
+                entries.append(
+                    try Entry(
+                        shortFileIdentifier: Int(bytes[offset] >> 3), firstRecord: Int(bytes[offset + 1]),
+                        lastRecord: Int(bytes[offset + 2]), offlineAuthenticationRecordCount: Int(bytes[offset + 3])))
+            } catch {
+                throw .invalidEntry(index: offset / 4, offset: offset, problem: error)
+            }
+        }
+        self.entries = entries
+    }
+
+    /// The value of tag `94`, RFU bits zero.
+    public func encoded() -> [UInt8] {
+        entries.flatMap {
+            [UInt8($0.shortFileIdentifier << 3), UInt8($0.firstRecord), UInt8($0.lastRecord),
+             UInt8($0.offlineAuthenticationRecordCount)]
+        }
+    }
+}
+
+/// Why bytes are not a valid Application File Locator.
+public enum ApplicationFileLocatorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The AFL has this many bytes, not a multiple of 4.
+    case lengthNotMultipleOfFour(Int)
+    /// The entry with this index (from 0), starting at this byte offset, is invalid.
+    case invalidEntry(index: Int, offset: Int, problem: EntryProblem)
+
+    /// What is wrong with one AFL entry.
+    public enum EntryProblem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The SFI is 0 or 31.
+        case shortFileIdentifierOutOfRange(Int)
+        /// The first record is 0 (or above 255).
+        case firstRecordOutOfRange(Int)
+        /// The last record is before the first (or above 255).
+        case lastRecordOutOfRange(first: Int, last: Int)
+        /// More records take part in offline data authentication than the entry names.
+        case tooManyOfflineAuthenticationRecords(count: Int, recordsInEntry: Int)
+
+        public var description: String {
+            switch self {
+            case .shortFileIdentifierOutOfRange(let sfi):
+                "SFI \(sfi) is outside 1…30"
+            case .firstRecordOutOfRange(let first):
+                "first record \(first) is outside 1…255"
+            case .lastRecordOutOfRange(let first, let last):
+                "last record \(last) is outside \(first)…255"
+            case .tooManyOfflineAuthenticationRecords(let count, let records):
+                "\(count) records for offline data authentication, but the entry names only \(records)"
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .lengthNotMultipleOfFour(let count):
+            "AFL has \(count) bytes, not a multiple of 4"
+        case .invalidEntry(let index, let offset, let problem):
+            "AFL entry \(index) at offset \(offset): \(problem)"
+        }
+    }
+}

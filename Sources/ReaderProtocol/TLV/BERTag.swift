@@ -1,0 +1,120 @@
+/// A BER-TLV tag as EMV uses it (EMV Book 3 Annex B1, ISO/IEC 8825-1).
+///
+/// The first byte holds the class (bits 8–7) and the constructed flag (bit 6); when its
+/// low 5 bits are all 1, more bytes follow, each with bit 8 set except the last.
+/// Tags here are 1 to 4 bytes long. The description is the hex of the bytes, e.g. `9F26`.
+public struct BERTag: Sendable, Hashable {
+    /// The longest tag accepted.
+    public static let maximumLength = 4
+
+    /// The tag's bytes as encoded.
+    public let bytes: [UInt8]
+
+    /// Validates a complete encoded tag, e.g. `[0x9F, 0x26]`.
+    public init(bytes: some Collection<UInt8>) throws(BERTagError) {
+        let array = Array(bytes)
+        switch array.withUnsafeBytes({ Self.decode($0, at: 0) }) {
+        case .tag(let tag, let next):
+            guard next == array.count else { throw .trailingBytes(array.count - next) }
+            self = tag
+        case .truncated:
+            throw array.isEmpty ? .empty : .truncated
+        case .tooLong:
+            throw .tooLong
+        }
+    }
+
+    /// Validates a tag written as a number, e.g. `BERTag(0x9F26)` or `BERTag(0x5A)`.
+    public init(_ value: UInt32) throws(BERTagError) {
+        try self.init(bytes: Self.bigEndianBytes(value))
+    }
+
+    /// For the constant tags of ``EMVTag``, which the tests check are well formed.
+    init(unchecked value: UInt32) {
+        bytes = Self.bigEndianBytes(value)
+    }
+
+    /// The tag as a number, e.g. `0x9F26`.
+    public var value: UInt32 {
+        bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The four tag classes of bits 8–7 of the first byte.
+    public enum TagClass: Sendable, Hashable {
+        case universal
+        case application
+        case contextSpecific
+        case `private`
+    }
+
+    /// The class, from bits 8–7 of the first byte.
+    public var tagClass: TagClass {
+        switch (bytes.first ?? 0) >> 6 {
+        case 0: .universal
+        case 1: .application
+        case 2: .contextSpecific
+        default: .private
+        }
+    }
+
+    /// Whether the value is itself a list of TLV objects (bit 6 of the first byte).
+    public var isConstructed: Bool { (bytes.first ?? 0) & 0x20 != 0 }
+
+    /// The result of reading a tag from a buffer.
+    enum Decoded {
+        case tag(BERTag, next: Int)
+        case truncated
+        case tooLong
+    }
+
+    /// Reads the tag that starts at `offset`.
+    static func decode(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Decoded {
+        guard offset < buffer.count else { return .truncated }
+        var end = offset + 1
+        if buffer[offset] & 0x1F == 0x1F {
+            repeat {
+                guard end < buffer.count else { return .truncated }
+                end += 1
+                guard end - offset <= maximumLength else { return .tooLong }
+            } while buffer[end - 1] & 0x80 != 0
+        }
+        return .tag(BERTag(validBytes: Array(buffer[offset..<end])), next: end)
+    }
+
+    private init(validBytes: [UInt8]) {
+        bytes = validBytes
+    }
+
+    /// The bytes of `value` without leading zero bytes (one `00` for zero).
+    private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
+        let all = (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * (3 - $0))) }
+        let significant = all.drop { $0 == 0 }
+        return significant.isEmpty ? [0] : Array(significant)
+    }
+}
+
+extension BERTag: CustomStringConvertible {
+    /// The bytes in hex, e.g. `9F26`.
+    public var description: String { bytes.map(\.hex).joined() }
+}
+
+/// Why bytes are not one well-formed BER tag.
+public enum BERTagError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No bytes.
+    case empty
+    /// The last byte announces another byte (bit 8 set, or a first byte with low 5 bits all 1).
+    case truncated
+    /// More than ``BERTag/maximumLength`` bytes.
+    case tooLong
+    /// This many bytes follow a complete tag.
+    case trailingBytes(Int)
+
+    public var description: String {
+        switch self {
+        case .empty: "tag has no bytes"
+        case .truncated: "tag ends where its last byte announces another"
+        case .tooLong: "tag is longer than \(BERTag.maximumLength) bytes"
+        case .trailingBytes(let count): "\(count) bytes follow a complete tag"
+        }
+    }
+}
