@@ -146,7 +146,7 @@ public struct CommandAPDU: Sendable, Hashable {
 extension CommandAPDU: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Header and lengths, e.g. `00 A4 04 00, Lc 14, Le 256`; never the data.
     public var description: String {
-        var text = "\(cla.hex) \(ins.hex) \(p1.hex) \(p2.hex)"
+        var text = "\(cla.hexByte) \(ins.hexByte) \(p1.hexByte) \(p2.hexByte)"
         if !data.isEmpty { text += ", Lc \(data.count)" }
         if let expectedLength { text += ", Le \(expectedLength)" }
         return text
@@ -158,7 +158,7 @@ extension CommandAPDU: CustomStringConvertible, CustomDebugStringConvertible, Cu
         Mirror(
             self,
             children: [
-                "header": "\(cla.hex) \(ins.hex) \(p1.hex) \(p2.hex)",
+                "header": "\(cla.hexByte) \(ins.hexByte) \(p1.hexByte) \(p2.hexByte)",
                 "data": data,
                 "expectedLength": expectedLength as Any,
             ], displayStyle: .struct)

@@ -118,5 +118,5 @@ public struct StatusWord: Sendable, Hashable {
 
 extension StatusWord: CustomStringConvertible {
     /// E.g. `6A82 (file or application not found)`.
-    public var description: String { "\(sw1.hex)\(sw2.hex) (\(meaning))" }
+    public var description: String { "\(sw1.hexByte)\(sw2.hexByte) (\(meaning))" }
 }

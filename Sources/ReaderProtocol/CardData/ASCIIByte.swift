@@ -21,11 +21,3 @@ extension UInt8 {
         (0x30...0x3F).contains(self) && self != UInt8(ascii: ";") && self != UInt8(ascii: "?")
     }
 }
-
-extension UInt8 {
-    /// Two upper-case hex digits, e.g. `9F`.
-    var hex: String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(self >> 4)], digits[Int(self & 0x0F)]])
-    }
-}

@@ -83,11 +83,3 @@ extension UInt16 {
         self = order == .bigEndian ? UInt16(first) << 8 | UInt16(second) : UInt16(second) << 8 | UInt16(first)
     }
 }
-
-extension UInt8 {
-    /// Two upper-case hex digits.
-    var hexByte: String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(self >> 4)], digits[Int(self & 0x0F)]])
-    }
-}

@@ -49,6 +49,6 @@ public struct AnswerToReset: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "ATR \(bytes.map(\.hexByte).joined(separator: " ")) (\(protocols.map { "T=\($0)" }.joined(separator: ", ")))"
+        "ATR \(bytes.hexString) (\(protocols.map { "T=\($0)" }.joined(separator: ", ")))"
     }
 }

@@ -109,14 +109,20 @@ struct MessageFields {
         values["apdu.swMeaning"] = apdu.statusWord.meaning
         values["apdu.dataLength"] = "\(apdu.data.count)"
         values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
+        if apdu.data.count > 0, let objects = try? BERTLV.parse(apdu.data) {
+            values["apdu.tlv"] = Self.tagTree(objects)
+        }
+    }
+
+    /// The tags of BER-TLV objects, nesting in parentheses: `6F(84 A5(BF0C(61(4F 50 87))))`.
+    /// Tags only: values can be card data.
+    private static func tagTree(_ objects: [BERTLV]) -> String {
+        objects.map { object in
+            object.tag.description + (object.children.isEmpty ? "" : "(\(tagTree(object.children)))")
+        }.joined(separator: " ")
     }
 
     private func pan(_ pan: PrimaryAccountNumber) -> String {
         reveal ? pan.revealed() : pan.masked
     }
-}
-
-extension Sequence<UInt8> {
-    /// Upper-case hex, a space between bytes.
-    var hexString: String { map(\.hexByte).joined(separator: " ") }
 }

@@ -95,7 +95,7 @@ public struct BERTag: Sendable, Hashable {
 
 extension BERTag: CustomStringConvertible {
     /// The bytes in hex, e.g. `9F26`.
-    public var description: String { bytes.map(\.hex).joined() }
+    public var description: String { bytes.map(\.hexByte).joined() }
 }
 
 /// Why bytes are not one well-formed BER tag.

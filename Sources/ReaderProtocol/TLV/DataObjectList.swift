@@ -100,6 +100,6 @@ public struct DataObjectList: Sendable, Hashable {
 extension DataObjectList: CustomStringConvertible {
     /// E.g. `9F02 06, 9F37 04` (tags and lengths; a DOL holds no values).
     public var description: String {
-        entries.map { "\($0.tag) \(UInt8(truncatingIfNeeded: $0.length).hex)" }.joined(separator: ", ")
+        entries.map { "\($0.tag) \(UInt8(truncatingIfNeeded: $0.length).hexByte)" }.joined(separator: ", ")
     }
 }
