@@ -42,6 +42,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
+        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit"]),
         .testTarget(name: "readerctlTests"),
     ],
     swiftLanguageModes: [.v6]

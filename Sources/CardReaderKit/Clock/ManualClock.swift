@@ -1,0 +1,135 @@
+import Synchronization
+
+/// A clock that moves only when told: for deterministic tests of code that waits, such as
+/// the emulated reader's "swipe after 5 seconds" or a command's deadline.
+///
+/// Tests never sleep: they wait until the code under test is itself asleep on this clock
+/// (``waitForSleepers(atLeast:within:)``, bounded in real time), then ``advance(by:)``.
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+        /// Time since the clock was created.
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public var description: String { "t+\(offset)" }
+    }
+
+    /// Raised by ``waitForSleepers(atLeast:within:)`` when the code under test never slept.
+    public struct SleepersMissing: Error, CustomStringConvertible {
+        public var expected: Int
+        public var present: Int
+        public var description: String { "expected \(expected) sleeper(s) on the manual clock, found \(present)" }
+    }
+
+    private struct Sleeper {
+        var id: UInt64
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct Watcher {
+        var id: UInt64
+        var count: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var watchers: [Watcher] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+
+    /// How many tasks are asleep on this clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= state.now || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    let count = state.sleepers.count
+                    state.watchers.removeAll { watcher in
+                        guard count >= watcher.count else { return false }
+                        watcher.continuation.resume()
+                        return true
+                    }
+                    return false
+                }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward, waking every sleeper whose deadline has come, earliest first.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Waits until at least `count` tasks sleep on this clock, or fails after `limit` of
+    /// real time: the bound that keeps a broken test from hanging.
+    public func waitForSleepers(atLeast count: Int = 1, within limit: Duration = .seconds(10)) async throws {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let reached = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready: Bool = self.state.withLock { state in
+                        if state.sleepers.count >= count { return true }
+                        state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+                return true
+            }
+            group.addTask {
+                try? await ContinuousClock().sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            if !first {
+                let watcher = self.state.withLock { state -> Watcher? in
+                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.watchers.remove(at: index)
+                }
+                watcher?.continuation.resume()
+            }
+            group.cancelAll()
+            return first
+        }
+        if !reached { throw SleepersMissing(expected: count, present: sleeperCount) }
+    }
+}

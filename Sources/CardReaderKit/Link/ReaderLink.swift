@@ -1,0 +1,73 @@
+/// The seam between CardReaderKit and whatever carries bytes to a reader: BlueZ over
+/// Bluetooth LE, or an in-process link to the emulated reader. CardReaderKit runs the same
+/// code over both.
+///
+/// A link carries packets, not frames: CardReaderKit splits each frame into packets of at
+/// most ``maximumWriteLength`` bytes and reassembles frames from the notifications that
+/// ``inbound`` delivers, whatever their boundaries.
+public protocol ReaderLink: Sendable {
+    /// The largest packet one write or notification carries: the ATT MTU − 3 (20 at the
+    /// default MTU of 23). It may grow once the link has negotiated a larger MTU.
+    var maximumWriteLength: Int { get async }
+
+    /// Writes one packet of at most ``maximumWriteLength`` bytes, returning when the link
+    /// has taken it. At most one write is in flight at a time.
+    func write(_ packet: [UInt8]) async throws(LinkError)
+
+    /// Everything the reader sends, in order: each notification as it arrived, then, if the
+    /// link drops, one ``LinkInbound/dropped(_:)``. It finishes after a drop or ``close()``.
+    /// There is one consumer: the reader session.
+    var inbound: AsyncStream<LinkInbound> { get }
+
+    /// Ends the link (disconnects). Idempotent; ``inbound`` finishes.
+    func close() async
+}
+
+/// What arrives from a link.
+public enum LinkInbound: Sendable, Hashable {
+    /// One notification of the reader's TX characteristic.
+    case notification([UInt8])
+    /// The link went down on its own.
+    case dropped(LinkDropReason)
+}
+
+/// Why a link went down, as the transport knows it.
+public struct LinkDropReason: Sendable, Hashable, CustomStringConvertible {
+    /// A stable identifier, e.g. `remote-disconnected`, `bluetoothd-restarted`,
+    /// `connection-timeout`, `emulator-dropped`.
+    public var code: String
+    /// What the transport said, e.g. a BlueZ error name and message.
+    public var detail: String
+
+    public init(code: String, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { detail.isEmpty ? code : "\(code): \(detail)" }
+}
+
+/// A link operation that failed.
+public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable identifier, e.g. `not-connected`, `write-failed`, or a D-Bus error name such
+    /// as `org.bluez.Error.Failed`.
+    public var code: String
+    public var detail: String
+
+    public init(code: String, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { detail.isEmpty ? code : "\(code): \(detail)" }
+}
+
+/// Opens links to one reader: over BlueZ, or to an emulated reader.
+public protocol ReaderConnector: Sendable {
+    /// A name for messages, e.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF)` or `emulated VPOS3356`.
+    var readerDescription: String { get }
+
+    /// Opens a link. It may take long (discovery, connection, service resolution): the
+    /// caller bounds it with its deadline and cancels the task when that passes.
+    func connect() async throws(LinkError) -> any ReaderLink
+}
