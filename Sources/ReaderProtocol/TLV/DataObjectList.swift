@@ -9,6 +9,7 @@ public struct DataObjectList: Sendable, Hashable {
         /// The number of bytes the card wants for it.
         public let length: Int
 
+        /// A negative `length` is stored as 0.
         public init(tag: BERTag, length: Int) {
             self.tag = tag
             self.length = max(0, length)
