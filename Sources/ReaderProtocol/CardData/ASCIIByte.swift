@@ -24,8 +24,5 @@ extension UInt8 {
 
 extension UInt8 {
     /// Two upper-case hex digits, e.g. `9F`.
-    var hex: String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(self >> 4)], digits[Int(self & 0x0F)]])
-    }
+    var hex: String { (self < 0x10 ? "0" : "") + String(self, radix: 16, uppercase: true) }
 }

@@ -43,7 +43,7 @@ struct MagneticTrackParser {
     }
 
     /// The offset of the next separator at or after `start`, before the end sentinel.
-    func separator(from start: Int, after field: MagneticTrackError.Field) throws(MagneticTrackError) -> Int {
+    func separatorPosition(from start: Int, after field: MagneticTrackError.Field) throws(MagneticTrackError) -> Int {
         guard let position = bytes[start..<end].firstIndex(of: separator) else {
             throw failure(.missingSeparator(after: field))
         }
