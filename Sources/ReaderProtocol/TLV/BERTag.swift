@@ -12,16 +12,19 @@ public struct BERTag: Sendable, Hashable {
 
     /// Validates a complete encoded tag, e.g. `[0x9F, 0x26]`.
     public init(bytes: some Collection<UInt8>) throws(BERTagError) {
-        let copy = SensitiveBytes(bytes)
-        let read: (tag: BERTag, next: Int)
-        do {
-            read = try copy.withUnsafeBytes { (buffer) throws(TLVError) in try Self.read(buffer, at: 0) }
-        } catch {
-            if case .tagTooLong = error { throw .tooLong }
-            throw copy.isEmpty ? .empty : .truncated
+        let array = Array(bytes)
+        let result = array.withUnsafeBytes { buffer in
+            Result { () throws(TLVError) in try Self.read(buffer, at: 0) }
         }
-        guard read.next == copy.count else { throw .trailingBytes(copy.count - read.next) }
-        self = read.tag
+        switch result {
+        case .success(let read):
+            guard read.next == array.count else { throw .trailingBytes(array.count - read.next) }
+            self = read.tag
+        case .failure(.tagTooLong):
+            throw .tooLong
+        case .failure:
+            throw array.isEmpty ? .empty : .truncated
+        }
     }
 
     /// Validates a tag written as a number, e.g. `BERTag(0x9F26)` or `BERTag(0x5A)`.
