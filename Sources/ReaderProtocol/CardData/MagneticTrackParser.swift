@@ -43,7 +43,7 @@ struct MagneticTrackParser {
     }
 
     /// The offset of the next separator at or after `start`, before the end sentinel.
-    func separator(from start: Int, after field: MagneticTrackError.Field) throws(MagneticTrackError) -> Int {
+    func separatorPosition(from start: Int, after field: MagneticTrackError.Field) throws(MagneticTrackError) -> Int {
         guard let position = bytes[start..<end].firstIndex(of: separator) else {
             throw failure(.missingSeparator(after: field))
         }
@@ -68,28 +68,31 @@ struct MagneticTrackParser {
         expiry: ExpiryDate?, serviceCode: ServiceCode?, discretionaryData: SensitiveBytes
     ) {
         var position = start
-        var expiry: ExpiryDate?
-        if bytes[position..<end].first == separator {
-            position += 1
-        } else {
-            let field = bytes[position..<min(position + 4, end)]
-            guard let date = try? ExpiryDate(yymmBytes: field) else { throw failure(.invalidExpiry(offset: position)) }
-            expiry = date
-            position += 4
+        let expiry = try optionalField(at: &position, width: 4, invalid: MagneticTrackError.Problem.invalidExpiry) {
+            try? ExpiryDate(yymmBytes: $0)
         }
-        var serviceCode: ServiceCode?
-        if bytes[position..<end].first == separator {
-            position += 1
-        } else {
-            let field = bytes[position..<min(position + 3, end)]
-            guard let code = try? ServiceCode(asciiBytes: field) else { throw failure(.invalidServiceCode(offset: position)) }
-            serviceCode = code
-            position += 3
+        let serviceCode = try optionalField(at: &position, width: 3, invalid: MagneticTrackError.Problem.invalidServiceCode) {
+            try? ServiceCode(asciiBytes: $0)
         }
         if let illegal = bytes[position..<end].firstIndex(where: { !isDataCharacter($0) }) {
             throw failure(.illegalCharacter(offset: illegal, field: .discretionaryData))
         }
         return (expiry, serviceCode, SensitiveBytes(bytes[position..<end]))
+    }
+
+    /// The fixed-width field at `position`, or `nil` when a lone separator marks it absent;
+    /// moves `position` past what it read.
+    private func optionalField<Value>(
+        at position: inout Int, width: Int, invalid: (_ offset: Int) -> MagneticTrackError.Problem,
+        parse: (Slice<UnsafeRawBufferPointer>) -> Value?
+    ) throws(MagneticTrackError) -> Value? {
+        if bytes[position..<end].first == separator {
+            position += 1
+            return nil
+        }
+        guard let value = parse(bytes[position..<min(position + width, end)]) else { throw failure(invalid(position)) }
+        position += width
+        return value
     }
 }
 

@@ -75,18 +75,6 @@ public struct SensitiveBytes: Sendable {
         storage = copy
     }
 
-    /// The bytes in `range` (positions counted from 0) as a new sensitive value;
-    /// positions outside the bytes are left out.
-    func extracting(_ range: Range<Int>) -> SensitiveBytes {
-        let clamped = range.clamped(to: 0..<count)
-        return withUnsafeBytes { SensitiveBytes($0[clamped]) }
-    }
-
-    /// The byte at `position`, or `nil` past the end.
-    func byte(at position: Int) -> UInt8? {
-        position >= 0 && position < count ? storage.buffer[position] : nil
-    }
-
     /// Overwrites `buffer` with zeros in a way the optimiser may not remove.
     static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }

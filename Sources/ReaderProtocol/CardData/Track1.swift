@@ -47,9 +47,9 @@ public struct Track1: Sendable, Hashable {
             track: 1, bytes: bytes, startSentinel: UInt8(ascii: "%"), separator: UInt8(ascii: "^"),
             maximumLength: Self.maximumLength, isDataCharacter: \.isTrack1DataCharacter)
         guard bytes[1] == UInt8(ascii: "B") else { throw MagneticTrackError(track: 1, problem: .unsupportedFormatCode) }
-        let panEnd = try parser.separator(from: 2, after: .primaryAccountNumber)
+        let panEnd = try parser.separatorPosition(from: 2, after: .primaryAccountNumber)
         primaryAccountNumber = try parser.primaryAccountNumber(2..<panEnd)
-        let nameEnd = try parser.separator(from: panEnd + 1, after: .cardholderName)
+        let nameEnd = try parser.separatorPosition(from: panEnd + 1, after: .cardholderName)
         do {
             cardholderName = try CardholderName(characters: SensitiveBytes(bytes[panEnd + 1..<nameEnd]))
         } catch {

@@ -44,7 +44,7 @@ public struct Track2: Sendable, Hashable {
         let parser = try MagneticTrackParser(
             track: 2, bytes: bytes, startSentinel: UInt8(ascii: ";"), separator: UInt8(ascii: "="),
             maximumLength: Self.maximumLength, isDataCharacter: \.isTrack2DataCharacter)
-        let panEnd = try parser.separator(from: 1, after: .primaryAccountNumber)
+        let panEnd = try parser.separatorPosition(from: 1, after: .primaryAccountNumber)
         primaryAccountNumber = try parser.primaryAccountNumber(1..<panEnd)
         (expiry, serviceCode, discretionaryData) = try parser.trailingFields(from: panEnd + 1)
     }

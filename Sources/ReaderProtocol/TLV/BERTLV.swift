@@ -99,11 +99,7 @@ public struct BERTLV: Sendable, Hashable {
             }
             let start = position
             let tag: BERTag
-            switch BERTag.decode(window, at: position) {
-            case .tag(let decoded, let next): (tag, position) = (decoded, next)
-            case .truncated: throw .truncatedTag(offset: start)
-            case .tooLong: throw .tagTooLong(offset: start)
-            }
+            (tag, position) = try BERTag.read(window, at: position)
             let length: Int
             (length, position) = try BERLength.read(window, at: position)
             let available = range.upperBound - position

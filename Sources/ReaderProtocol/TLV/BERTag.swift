@@ -13,14 +13,17 @@ public struct BERTag: Sendable, Hashable {
     /// Validates a complete encoded tag, e.g. `[0x9F, 0x26]`.
     public init(bytes: some Collection<UInt8>) throws(BERTagError) {
         let array = Array(bytes)
-        switch array.withUnsafeBytes({ Self.decode($0, at: 0) }) {
-        case .tag(let tag, let next):
-            guard next == array.count else { throw .trailingBytes(array.count - next) }
-            self = tag
-        case .truncated:
-            throw array.isEmpty ? .empty : .truncated
-        case .tooLong:
+        let result = array.withUnsafeBytes { buffer in
+            Result { () throws(TLVError) in try Self.read(buffer, at: 0) }
+        }
+        switch result {
+        case .success(let read):
+            guard read.next == array.count else { throw .trailingBytes(array.count - read.next) }
+            self = read.tag
+        case .failure(.tagTooLong):
             throw .tooLong
+        case .failure:
+            throw array.isEmpty ? .empty : .truncated
         }
     }
 
@@ -60,25 +63,18 @@ public struct BERTag: Sendable, Hashable {
     /// Whether the value is itself a list of TLV objects (bit 6 of the first byte).
     public var isConstructed: Bool { (bytes.first ?? 0) & 0x20 != 0 }
 
-    /// The result of reading a tag from a buffer.
-    enum Decoded {
-        case tag(BERTag, next: Int)
-        case truncated
-        case tooLong
-    }
-
-    /// Reads the tag that starts at `offset`.
-    static func decode(_ buffer: UnsafeRawBufferPointer, at offset: Int) -> Decoded {
-        guard offset < buffer.count else { return .truncated }
+    /// Reads the tag that starts at `offset`, returning it and the offset after it.
+    static func read(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(TLVError) -> (tag: BERTag, next: Int) {
+        guard offset < buffer.count else { throw .truncatedTag(offset: offset) }
         var end = offset + 1
         if buffer[offset] & 0x1F == 0x1F {
             repeat {
-                guard end < buffer.count else { return .truncated }
+                guard end < buffer.count else { throw .truncatedTag(offset: offset) }
                 end += 1
-                guard end - offset <= maximumLength else { return .tooLong }
+                guard end - offset <= maximumLength else { throw .tagTooLong(offset: offset) }
             } while buffer[end - 1] & 0x80 != 0
         }
-        return .tag(BERTag(validBytes: Array(buffer[offset..<end])), next: end)
+        return (BERTag(validBytes: Array(buffer[offset..<end])), end)
     }
 
     private init(validBytes: [UInt8]) {

@@ -9,6 +9,7 @@ public struct DataObjectList: Sendable, Hashable {
         /// The number of bytes the card wants for it.
         public let length: Int
 
+        /// A negative `length` is stored as 0.
         public init(tag: BERTag, length: Int) {
             self.tag = tag
             self.length = max(0, length)
@@ -29,13 +30,8 @@ public struct DataObjectList: Sendable, Hashable {
         try SensitiveBytes(bytes).withUnsafeBytes { (buffer) throws(TLVError) in
             var position = 0
             while position < buffer.count {
-                let start = position
                 let tag: BERTag
-                switch BERTag.decode(buffer, at: position) {
-                case .tag(let decoded, let next): (tag, position) = (decoded, next)
-                case .truncated: throw .truncatedTag(offset: start)
-                case .tooLong: throw .tagTooLong(offset: start)
-                }
+                (tag, position) = try BERTag.read(buffer, at: position)
                 let length: Int
                 (length, position) = try BERLength.read(buffer, at: position)
                 entries.append(Entry(tag: tag, length: length))

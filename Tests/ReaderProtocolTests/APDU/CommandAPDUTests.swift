@@ -132,6 +132,8 @@ import Testing
         #expect(throws: APDUError.tagTooLongForGetData(longTag)) { try CommandAPDU.getData(tag: longTag) }
     }
 
+    /// Redaction: the data (a PAN in ASCII) must not show; header and lengths hand-written.
+
     @Test func renderingsShowHeaderAndLengthsOnly() throws {
         let secret = Array("4111111111111111".utf8)
         let command = try CommandAPDU(cla: 0x00, ins: 0xDA, p1: 0x01, p2: 0x02, data: SensitiveBytes(secret), expectedLength: 256)

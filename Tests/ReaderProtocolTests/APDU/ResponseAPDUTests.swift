@@ -15,10 +15,14 @@ import Testing
         #expect(withData.encoded().revealed() == [0x6F, 0x00, 0x61, 0x10])
     }
 
+    /// ISO/IEC 7816-4 §5.1: a response has at least SW1 SW2.
+
     @Test func rejectsFewerThanTwoBytes() {
         #expect(throws: APDUError.responseTooShort(byteCount: 1)) { try ResponseAPDU(parsing: [0x90]) }
         #expect(throws: APDUError.responseTooShort(byteCount: 0)) { try ResponseAPDU(parsing: [UInt8]()) }
     }
+
+    /// Redaction: response data must not show; the description is hand-written.
 
     @Test func renderingsHideTheData() throws {
         // 5A 08 41 11 11 11 11 11 11 11: the PAN 4111111111111111 as EMV tag 5A (EMV Book 3 Annex A, cn).
@@ -71,6 +75,8 @@ import Testing
         #expect(StatusWord(0x9F10).meaning == "proprietary or unknown status")
     }
 
+    /// The status words ISO/IEC 7816-4 §5.1.3 and EMV Book 3 name, each with its own meaning.
+
     @Test func requiredWordsHaveSpecificMeanings() {
         let generic = "proprietary or unknown status"
         for value: UInt16 in [
@@ -80,6 +86,8 @@ import Testing
             #expect(StatusWord(value).meaning != generic, "\(StatusWord(value))")
         }
     }
+
+    /// ISO/IEC 7816-4: 6A82 = file or application not found; hex hand-written.
 
     @Test func describesAsHexAndMeaning() {
         #expect(StatusWord(sw1: 0x6A, sw2: 0x82).description == "6A82 (file or application not found)")

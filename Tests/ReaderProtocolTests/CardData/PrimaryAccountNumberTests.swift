@@ -91,6 +91,8 @@ import Testing
         #expect(throws: PrimaryAccountNumberError.nonDigit(offset: 4)) { try PrimaryAccountNumber("4111 1111 1111 1111") }
     }
 
+    /// Redaction: no rendering holds the digits; every one holds the mask.
+
     @Test func renderingsNeverShowTheFullNumber() throws {
         for number in ["4111111111111111", "5555555555554444", "378282246310005", "12345678"] {
             let pan = try PrimaryAccountNumber(number)
@@ -98,6 +100,8 @@ import Testing
             #expect(renderings(of: pan).allSatisfy { $0.contains(pan.masked) })
         }
     }
+
+    /// Redaction: the error names a position, not the character; wording hand-written.
 
     @Test func errorDescriptionsCarryNoDigits() {
         let error = PrimaryAccountNumberError.nonDigit(offset: 4)

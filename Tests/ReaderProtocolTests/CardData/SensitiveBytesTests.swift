@@ -12,12 +12,16 @@ import Testing
         #expect(SensitiveBytes().isEmpty)
     }
 
+    /// Equality by content, hand-chosen pairs.
+
     @Test func equalityAndHashingFollowContent() {
         #expect(SensitiveBytes([1, 2, 3]) == SensitiveBytes([1, 2, 3]))
         #expect(SensitiveBytes([1, 2, 3]) != SensitiveBytes([1, 2, 4]))
         #expect(SensitiveBytes([1, 2]) != SensitiveBytes([1, 2, 0]))
         #expect(Set([SensitiveBytes([7]), SensitiveBytes([7]), SensitiveBytes([8])]).count == 2)
     }
+
+    /// Copy-on-write: mutating a copy leaves the original as it was.
 
     @Test func copiesAreIndependentAfterMutation() {
         let original = SensitiveBytes([1, 2, 3])
@@ -27,6 +31,8 @@ import Testing
         #expect(copy.revealed() == [1, 2, 3, 4])
     }
 
+    /// Content survives many reallocations; expected bytes computed independently.
+
     @Test func appendingGrowsAcrossReallocations() {
         var bytes = SensitiveBytes()
         for value in 0..<1000 { bytes.append(UInt8(truncatingIfNeeded: value)) }
@@ -35,13 +41,7 @@ import Testing
         #expect(bytes.revealed() == (0..<1000).map { UInt8(truncatingIfNeeded: $0) } + [9, 9])
     }
 
-    @Test func extractingClampsToTheBytes() {
-        let bytes = SensitiveBytes([10, 20, 30, 40])
-        #expect(bytes.extracting(1..<3).revealed() == [20, 30])
-        #expect(bytes.extracting(2..<10).revealed() == [30, 40])
-        #expect(bytes.byte(at: 3) == 40)
-        #expect(bytes.byte(at: 4) == nil)
-    }
+    /// The wipe the storage runs on release leaves only zeros.
 
     @Test func wipeZeroesTheBuffer() {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
@@ -50,6 +50,8 @@ import Testing
         SensitiveBytes.wipe(buffer)
         #expect(buffer.allSatisfy { $0 == 0 })
     }
+
+    /// Redaction: neither ASCII, hex nor decimal bytes show; 16 hand-counted.
 
     @Test func renderingsShowOnlyTheLength() {
         let secret = Array("4111111111111111".utf8)

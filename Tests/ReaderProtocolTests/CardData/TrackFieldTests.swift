@@ -55,6 +55,8 @@ import Testing
         #expect(try ServiceCode("102").allowedServices == .goodsAndServicesOnly)
     }
 
+    /// ISO/IEC 7813: the service code is exactly three digits.
+
     @Test func rejectsAnythingButThreeDigits() {
         #expect(throws: ServiceCodeError.notThreeDigits) { try ServiceCode("12") }
         #expect(throws: ServiceCodeError.notThreeDigits) { try ServiceCode("1A1") }
@@ -71,12 +73,16 @@ import Testing
         #expect(try CardholderName("CARDHOLDER").revealedComponents().givenNames == nil)
     }
 
+    /// ISO/IEC 7813: 2–26 characters from ASCII 0x20–0x5F, `^` being the separator; offsets hand-counted.
+
     @Test func enforcesLengthAndCharacterSet() {
         #expect(throws: CardholderNameError.invalidLength(1)) { try CardholderName("X") }
         #expect(throws: CardholderNameError.invalidLength(27)) { try CardholderName(String(repeating: "A", count: 27)) }
         #expect(throws: CardholderNameError.illegalCharacter(offset: 1)) { try CardholderName("Doe/JOHN") }
         #expect(throws: CardholderNameError.illegalCharacter(offset: 3)) { try CardholderName("DOE^JOHN") }
     }
+
+    /// Redaction: no rendering holds the name.
 
     @Test func renderingsHideTheName() throws {
         let name = try CardholderName("DOE/JOHN")

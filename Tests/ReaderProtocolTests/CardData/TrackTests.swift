@@ -32,6 +32,8 @@ private let documentedTrack2 = ";4111111111111111=25121010000000000000?"
         #expect(onlyServiceCode.discretionaryData.isEmpty)
     }
 
+    /// Per the brief and ISO/IEC 7813: a Luhn failure is not a format error (last digit changed by hand).
+
     @Test func luhnFailureStillParses() throws {
         #expect(try !Track1(parsing: "%B4111111111111112^DOE/JOHN^2512101?").passesLuhn)
     }
@@ -59,10 +61,14 @@ private let documentedTrack2 = ";4111111111111111=25121010000000000000?"
         #expect(throws: MagneticTrackError(track: 1, problem: problem)) { try Track1(parsing: track) }
     }
 
+    /// Redaction: errors name offsets, not contents; wording hand-written.
+
     @Test func errorDescriptionsNameOffsetsNotContents() {
         let error = MagneticTrackError(track: 1, problem: .invalidExpiry(offset: 28))
         #expect(error.description == "track 1 expiry at offset 28 is neither YYMM with month 01–12 nor a separator")
     }
+
+    /// Redaction: no rendering holds the track, PAN, name, expiry or discretionary data.
 
     @Test func renderingsHidePANNameAndTrack() throws {
         let track = try Track1(parsing: documentedTrack1)
@@ -139,6 +145,8 @@ private let documentedTrack2 = ";4111111111111111=25121010000000000000?"
         #expect(throws: MagneticTrackError(track: 2, problem: problem)) { try Track2(parsing: track) }
     }
 
+    /// Redaction: no rendering holds the track, PAN, expiry or discretionary data.
+
     @Test func renderingsHidePANAndTrack() throws {
         let track = try Track2(parsing: documentedTrack2)
         #expect(!anyRendering(of: track, contains: [documentedTrack2, "4111111111111111", "2512", "0000000000000"]))
@@ -179,6 +187,8 @@ private let documentedTrack2 = ";4111111111111111=25121010000000000000?"
         #expect(track.revealed() == text)
         #expect(!anyRendering(of: track, contains: [text, "0112345678901234"]))
     }
+
+    /// ISO/IEC 4909 framing and length (107 with LRC); offsets hand-counted.
 
     @Test func rejectsMalformedTracks() {
         #expect(throws: MagneticTrackError(track: 3, problem: .missingStartSentinel)) { try Track3(parsing: "%123?") }

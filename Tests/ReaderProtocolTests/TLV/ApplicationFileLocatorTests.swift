@@ -31,6 +31,8 @@ import Testing
         #expect(throws: error) { try ApplicationFileLocator(parsing: bytes) }
     }
 
+    /// Wording hand-written; entry 1 starts at byte 4.
+
     @Test func errorDescriptionsNameTheEntry() {
         let error = ApplicationFileLocatorError.invalidEntry(index: 1, offset: 4, problem: .shortFileIdentifierOutOfRange(31))
         #expect(error.description == "AFL entry 1 at offset 4: SFI 31 is outside 1…30")

@@ -7,6 +7,7 @@ private let pseFCI: [UInt8] =
     [0x6F, 0x1A, 0x84, 0x0E] + Array("1PAY.SYS.DDF01".utf8) + [0xA5, 0x08, 0x88, 0x01, 0x01, 0x5F, 0x2D, 0x02, 0x65, 0x6E]
 
 @Suite struct BERTLVTests {
+    /// Structure and values of the hand-assembled PSE FCI above (EMV Book 1 §11.3.4).
     @Test func parsesNestedTemplates() throws {
         let objects = try BERTLV.parse(pseFCI)
         #expect(objects.count == 1)
@@ -118,6 +119,8 @@ private let pseFCI: [UInt8] =
         ) { try BERTLV.parse(nested(33)) }
     }
 
+    /// Wording hand-written; offsets as in the malformed-input table.
+
     @Test func errorDescriptionsNameOffsets() {
         let error = TLVError.malformedConstructedValue(
             tag: EMVTag.readRecordResponseTemplate.tag, offset: 0, reason: .truncatedValue(offset: 4, declared: 5, available: 1))
@@ -125,6 +128,8 @@ private let pseFCI: [UInt8] =
             error.description
                 == "constructed object 70 at offset 0 holds invalid BER-TLV: value at offset 4 is declared 5 bytes long but only 1 remain")
     }
+
+    /// Redaction: tag names and sizes show, the PAN does not (ASCII, hex or decimal).
 
     @Test func renderingsHideValues() throws {
         // 70 { 5A 08 4111111111111111 } — the PAN as tag 5A (EMV Book 3 Annex A, cn).

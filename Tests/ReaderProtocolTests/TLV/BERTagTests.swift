@@ -19,6 +19,8 @@ import Testing
         }
     }
 
+    /// Hex of the tag bytes, hand-written.
+
     @Test func describesAsHex() throws {
         #expect(try BERTag(0x9F26).description == "9F26")
         #expect(try BERTag(bytes: [0x5A]).description == "5A")
@@ -52,6 +54,8 @@ import Testing
         }
         #expect(try EMVTag.lookup(BERTag(0x9F26))?.name == "Application Cryptogram")
     }
+
+    /// Every catalogue tag is a valid BER tag (EMV Book 3 B1) and appears once.
 
     @Test func catalogueTagsAreWellFormedAndUnique() throws {
         for entry in EMVTag.all {

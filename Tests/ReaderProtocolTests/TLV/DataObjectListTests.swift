@@ -5,6 +5,8 @@ import Testing
     /// A typical contactless PDOL, hand-assembled: TTQ 4, amount 6, UN 4, currency 2, date 3, type 1.
     private let pdol: [UInt8] = [0x9F, 0x66, 0x04, 0x9F, 0x02, 0x06, 0x9F, 0x37, 0x04, 0x5F, 0x2A, 0x02, 0x9A, 0x03, 0x9C, 0x01]
 
+    /// EMV Book 3 §5.4: a DOL is tag + length pairs; values read off the bytes by hand.
+
     @Test func parsesTagsAndLengths() throws {
         let list = try DataObjectList(parsing: pdol)
         #expect(list.entries.map(\.tag.description) == ["9F66", "9F02", "9F37", "5F2A", "9A", "9C"])
@@ -51,6 +53,8 @@ import Testing
         // Tags outside the catalogue are treated as binary.
         #expect(try fit(0x9F7C, 3, [0x01]) == [0x01, 0x00, 0x00])
     }
+
+    /// Truncations, offsets hand-counted (EMV Book 3 B1/B2 tag and length rules).
 
     @Test func rejectsTruncatedLists() {
         #expect(throws: TLVError.truncatedTag(offset: 3)) { try DataObjectList(parsing: [0x9F, 0x66, 0x04, 0x9F]) }
