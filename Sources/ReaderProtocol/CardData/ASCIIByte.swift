@@ -1,4 +1,4 @@
-/// Character classes and hex rendering of the bytes a card reader sends.
+/// Character classes of the bytes a magnetic stripe carries.
 extension UInt8 {
     /// Whether this is an ASCII `0`–`9`.
     var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
