@@ -1,0 +1,423 @@
+import Logging
+import ReaderProtocol
+
+/// A VPOS-class card reader: connect, then read cards. The same code drives a reader over
+/// Bluetooth LE and the emulated reader; what carries the bytes is the ``ReaderConnector``.
+///
+/// ```swift
+/// let reader = CardReader(connector: EmulatedReaderConnector(reader: EmulatedReader(card: .visaTest)))
+/// try await reader.connect()
+/// let swipe = try await reader.readMagneticStripe(timeout: .seconds(30))
+/// print(swipe.track2.track?.primaryAccountNumber ?? "none")   // 411111******1111
+/// ```
+///
+/// One command runs at a time; callers queue. Every operation has a deadline: the
+/// reader's documented answer time plus ``Configuration/linkMargin``. Cancelling the
+/// calling task sends CANCEL to the reader and ends the call with
+/// ``CardReaderError/cancelled``. An answer that arrives after its deadline is discarded:
+/// after a timeout or cancellation the next command first waits for the reader to answer
+/// CANCEL, so a late answer is never taken for the next command's. Events never disturb a
+/// waiting command.
+public actor CardReader {
+    public struct Configuration: Sendable {
+        /// How long ``connect(timeout:)`` waits by default: 5 s, as shipping hosts use.
+        public var connectTimeout: Duration
+        /// Added to each documented answer time to cover the link's latency.
+        public var linkMargin: Duration
+
+        public init(connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1)) {
+            self.connectTimeout = connectTimeout
+            self.linkMargin = linkMargin
+        }
+    }
+
+    /// The command waiting for its answer.
+    private struct Exchange {
+        let id: UInt64
+        let code: CommandCode
+        var continuation: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>?
+        var result: Result<ReaderResponse, CardReaderError>?
+        var timer: Task<Void, Never>?
+        var cancelRequested = false
+    }
+
+    /// A command waiting for earlier CANCELs to be answered before it may be sent.
+    private struct CancelBarrier {
+        let id: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    public nonisolated let connector: any ReaderConnector
+    public nonisolated let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+
+    public private(set) var state: ConnectionState = .disconnected
+    private var link: (any ReaderLink)?
+    private var inboundTask: Task<Void, Never>?
+    private var decoder = FrameDecoder()
+    private var gate = CommandGate()
+    private var exchange: Exchange?
+    private var nextID: UInt64 = 0
+    private var writeTail: Task<Void, Never>?
+    /// CANCEL frames sent whose answer has not arrived; while any are out, responses are
+    /// stale answers to commands that timed out or were cancelled.
+    private var unansweredCancels = 0
+    private var barrier: CancelBarrier?
+    private var eventSubscribers: [UInt64: AsyncStream<CardReaderEvent>.Continuation] = [:]
+    private var stateSubscribers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+
+    /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
+    public init(
+        connector: any ReaderConnector, configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit")
+    ) {
+        self.connector = connector
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: - Connection
+
+    /// Opens the link, waiting at most `timeout` (default ``Configuration/connectTimeout``).
+    /// Does nothing when already connected.
+    public func connect(timeout: Duration? = nil) async throws(CardReaderError) {
+        guard state != .connected, state != .connecting else { return }
+        let limit = timeout ?? configuration.connectTimeout
+        setState(.connecting)
+        let outcome = await openLink(within: limit)
+        guard case .success(let link) = outcome else {
+            setState(.disconnected)
+            if case .failure(let error) = outcome { throw error }
+            return
+        }
+        self.link = link
+        decoder.reset()
+        unansweredCancels = 0
+        inboundTask = Task { [weak self] in
+            for await item in link.inbound {
+                await self?.receive(item)
+            }
+            await self?.inboundEnded()
+        }
+        setState(.connected)
+        logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
+    }
+
+    /// Closes the link. A command in progress ends with ``CardReaderError/notConnected``.
+    public func disconnect() async {
+        guard let link else { return }
+        await tearDown(link: link, reason: nil)
+    }
+
+    /// The connection state now, then every change, until the subscriber stops listening.
+    public func stateUpdates() -> AsyncStream<ConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(16))
+        let id = makeID()
+        stateSubscribers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeStateSubscriber(id) } }
+        return stream
+    }
+
+    /// Events the reader sends (card inserted or removed, battery low, reset warning) and
+    /// the end of the connection, from now on.
+    public func events() -> AsyncStream<CardReaderEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CardReaderEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = makeID()
+        eventSubscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeEventSubscriber(id) } }
+        return stream
+    }
+
+    private func openLink(within limit: Duration) async -> Result<any ReaderLink, CardReaderError> {
+        let connector = connector
+        let clock = clock
+        enum Outcome: Sendable {
+            case link(any ReaderLink)
+            case failed(LinkError)
+            case timedOut
+            case cancelled
+        }
+        return await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do throws(LinkError) {
+                    return .link(try await connector.connect())
+                } catch {
+                    return Task.isCancelled ? .cancelled : .failed(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await clock.sleep(for: limit)
+                    return .timedOut
+                } catch {
+                    return .cancelled
+                }
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            // A link that opened after the decision is closed, not leaked.
+            for await late in group {
+                if case .link(let link) = late { await link.close() }
+            }
+            switch first {
+            case .link(let link):
+                return .success(link)
+            case .failed(let error):
+                return .failure(.connectionFailed(reader: connector.readerDescription, error))
+            case .timedOut:
+                return .failure(.connectionTimedOut(reader: connector.readerDescription, after: limit))
+            case .cancelled:
+                return .failure(.cancelled)
+            }
+        }
+    }
+
+    // MARK: - Commands
+
+    /// Sends `command` and returns its answer, whatever the status. `answerTime` is the
+    /// reader's documented bound; the deadline adds the link margin.
+    func perform(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError) -> ReaderResponse {
+        try await acquireGate()
+        defer { gate.release() }
+        guard !Task.isCancelled else { throw .cancelled }
+        try await settleEarlierCancels()
+        let deadline = answerTime + configuration.linkMargin
+        let id = makeID()
+        exchange = Exchange(id: id, code: command.code)
+        exchange?.timer = Task { [clock] in
+            guard (try? await clock.sleep(for: deadline)) != nil else { return }
+            await self.expire(id, after: deadline)
+        }
+        logger.trace("→ \(command.code.commandName ?? "\(command.code)")", metadata: ["frame": "\(command.frame)"])
+        do {
+            try await write(command.frame)
+        } catch {
+            finish(id, .failure(error))
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if let result = exchange?.result, exchange?.id == id {
+                    exchange = nil
+                    continuation.resume(returning: result)
+                } else if exchange?.id == id {
+                    exchange?.continuation = continuation
+                } else {
+                    continuation.resume(returning: .failure(.notConnected))
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelRequested(id) }
+        }
+        return try result.get()
+    }
+
+    private func acquireGate() async throws(CardReaderError) {
+        if gate.tryAcquire() { return }
+        let ticket = gate.takeTicket()
+        let holding = await withTaskCancellationHandler {
+            await withCheckedContinuation { gate.enqueue(ticket, $0) }
+        } onCancel: {
+            Task { await self.abandonGate(ticket) }
+        }
+        guard holding else { throw .cancelled }
+    }
+
+    private func abandonGate(_ ticket: UInt64) {
+        gate.abandon(ticket)
+    }
+
+    /// After a timeout or cancellation, waits until the reader has answered every CANCEL,
+    /// so no stale answer is outstanding.
+    private func settleEarlierCancels() async throws(CardReaderError) {
+        guard unansweredCancels > 0 else { return }
+        let id = makeID()
+        let limit = Self.shortAnswerTime + configuration.linkMargin
+        let timer = Task { [clock] in
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            self.releaseBarrier(id, settled: false)
+        }
+        let settled = await withCheckedContinuation { barrier = CancelBarrier(id: id, continuation: $0) }
+        timer.cancel()
+        guard settled else {
+            logger.warning("the reader answers neither a timed-out command nor CANCEL")
+            throw .readerNotResponding
+        }
+    }
+
+    private func releaseBarrier(_ id: UInt64, settled: Bool) {
+        guard let barrier, barrier.id == id else { return }
+        self.barrier = nil
+        barrier.continuation.resume(returning: settled)
+    }
+
+    private func finish(_ id: UInt64, _ result: Result<ReaderResponse, CardReaderError>) {
+        guard var current = exchange, current.id == id else { return }
+        current.timer?.cancel()
+        if let continuation = current.continuation {
+            exchange = nil
+            continuation.resume(returning: result)
+        } else if current.result == nil {
+            current.result = result
+            exchange = current
+        }
+    }
+
+    private func expire(_ id: UInt64, after deadline: Duration) async {
+        guard let current = exchange, current.id == id, current.result == nil else { return }
+        logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(deadline)"])
+        finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: deadline)))
+        await sendCancel()
+    }
+
+    private func cancelRequested(_ id: UInt64) async {
+        guard var current = exchange, current.id == id, current.result == nil, !current.cancelRequested else { return }
+        current.cancelRequested = true
+        // The reader answers the waiting command (02) then CANCEL within 500 ms.
+        current.timer?.cancel()
+        let limit = Self.shortAnswerTime + configuration.linkMargin
+        current.timer = Task { [clock] in
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            await self.expire(id, after: limit)
+        }
+        exchange = current
+        logger.debug("cancelling", metadata: ["command": "\(current.code)"])
+        await sendCancel()
+    }
+
+    private func sendCancel() async {
+        guard link != nil else { return }
+        unansweredCancels += 1
+        do {
+            try await write(ReaderCommand.cancel.frame)
+        } catch {
+            logger.warning("could not send CANCEL: \(error)")
+        }
+    }
+
+    /// Writes a frame in packets of the link's size. Frames are written whole, one after
+    /// another, so a CANCEL never lands inside another frame.
+    private func write(_ frame: Frame) async throws(CardReaderError) {
+        guard let link else { throw .notConnected }
+        let bytes: [UInt8]
+        do {
+            bytes = try frame.encoded()
+        } catch {
+            throw .invalidRequest(error.description)
+        }
+        let previous = writeTail
+        let task = Task<Result<Void, CardReaderError>, Never> {
+            await previous?.value
+            let size = max(1, await link.maximumWriteLength)
+            var start = 0
+            while start < bytes.count {
+                let packet = Array(bytes[start..<min(start + size, bytes.count)])
+                do throws(LinkError) {
+                    try await link.write(packet)
+                } catch {
+                    return .failure(.writeFailed(error))
+                }
+                start += size
+            }
+            return .success(())
+        }
+        writeTail = Task { _ = await task.value }
+        try await task.value.get()
+    }
+
+    // MARK: - Inbound
+
+    private func receive(_ item: LinkInbound) async {
+        switch item {
+        case .notification(let bytes):
+            decoder.decode(bytes) { event in
+                switch event {
+                case .frame(let frame, _):
+                    route(frame)
+                case .damage(let damage):
+                    logger.warning("damaged bytes from the reader: \(damage)")
+                }
+            }
+        case .dropped(let reason):
+            guard let link else { return }
+            logger.notice("link lost: \(reason)")
+            await tearDown(link: link, reason: reason)
+        }
+    }
+
+    private func inboundEnded() async {
+        guard let link else { return }
+        await tearDown(link: link, reason: LinkDropReason(code: "link-closed", detail: "the link ended without a reason"))
+    }
+
+    private func route(_ frame: Frame) {
+        logger.trace("← \(frame.code.commandName ?? "\(frame.code)")", metadata: ["frame": "\(frame)"])
+        if frame.code.isEvent {
+            do {
+                broadcast(CardReaderEvent(try ReaderEvent(frame: frame)))
+            } catch {
+                logger.warning("malformed event from the reader: \(error)")
+            }
+            return
+        }
+        if frame.code == .cancel, unansweredCancels > 0 {
+            unansweredCancels -= 1
+            if unansweredCancels == 0, let barrier { releaseBarrier(barrier.id, settled: true) }
+            return
+        }
+        guard let current = exchange, current.result == nil, frame.code == current.code else {
+            logger.debug("discarded a stale or unexpected answer", metadata: ["code": "\(frame.code)"])
+            return
+        }
+        if current.cancelRequested {
+            finish(current.id, .failure(.cancelled))
+            return
+        }
+        do {
+            finish(current.id, .success(try ReaderResponse(frame: frame)))
+        } catch {
+            finish(current.id, .failure(.malformedResponse(frame.code, error)))
+        }
+    }
+
+    private func tearDown(link: any ReaderLink, reason: LinkDropReason?) async {
+        guard self.link != nil else { return }
+        self.link = nil
+        inboundTask?.cancel()
+        inboundTask = nil
+        if let current = exchange {
+            finish(current.id, .failure(reason.map { .linkLost($0) } ?? .notConnected))
+        }
+        if let barrier { releaseBarrier(barrier.id, settled: false) }
+        unansweredCancels = 0
+        decoder.reset()
+        setState(reason.map { .lost($0) } ?? .disconnected)
+        broadcast(.disconnected(reason))
+        await link.close()
+        logger.info("disconnected", metadata: ["reason": "\(reason?.description ?? "by the host")"])
+    }
+
+    // MARK: - Subscribers
+
+    private func setState(_ newState: ConnectionState) {
+        state = newState
+        for continuation in stateSubscribers.values { continuation.yield(newState) }
+    }
+
+    private func broadcast(_ event: CardReaderEvent) {
+        for continuation in eventSubscribers.values { continuation.yield(event) }
+    }
+
+    private func removeStateSubscriber(_ id: UInt64) { stateSubscribers[id] = nil }
+    private func removeEventSubscriber(_ id: UInt64) { eventSubscribers[id] = nil }
+
+    private func makeID() -> UInt64 {
+        nextID += 1
+        return nextID
+    }
+
+    /// GET INFO, CANCEL, ICC STATUS and POWER OFF are answered within 500 ms (§8).
+    static let shortAnswerTime = Duration.milliseconds(500)
+}

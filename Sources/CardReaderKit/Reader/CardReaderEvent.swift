@@ -1,0 +1,54 @@
+import ReaderProtocol
+
+/// Something the reader told the host on its own, or the end of the connection.
+public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
+    case cardInserted
+    case cardRemoved
+    case batteryLow(percent: UInt8)
+    /// The reader will reset itself (its scheduled daily reset) after this long.
+    case resetScheduled(after: Duration)
+    /// An event this SDK does not know, kept for newer firmware.
+    case unrecognized(sub: UInt8, dataLength: Int)
+    /// The link is gone; nil when the host disconnected on purpose.
+    case disconnected(LinkDropReason?)
+
+    init(_ event: ReaderEvent) {
+        switch event {
+        case .cardInserted: self = .cardInserted
+        case .cardRemoved: self = .cardRemoved
+        case .batteryLow(let percent): self = .batteryLow(percent: percent)
+        case .resetScheduled(let seconds): self = .resetScheduled(after: .seconds(Int(seconds)))
+        case .unrecognized(let sub, let data): self = .unrecognized(sub: sub, dataLength: data.count)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .cardInserted: "card inserted"
+        case .cardRemoved: "card removed"
+        case .batteryLow(let percent): "battery low (\(percent)%)"
+        case .resetScheduled(let after): "reader will reset in \(after)"
+        case .unrecognized(let sub, let length): "unrecognized event E0 \(String(sub, radix: 16, uppercase: true)) (\(length) bytes)"
+        case .disconnected(let reason?): "disconnected: \(reason)"
+        case .disconnected(nil): "disconnected"
+        }
+    }
+}
+
+/// Where the connection to the reader stands.
+public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
+    case disconnected
+    case connecting
+    case connected
+    /// The link dropped on its own, for this reason.
+    case lost(LinkDropReason)
+
+    public var description: String {
+        switch self {
+        case .disconnected: "disconnected"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .lost(let reason): "lost (\(reason))"
+        }
+    }
+}

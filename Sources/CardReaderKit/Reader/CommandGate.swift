@@ -1,0 +1,42 @@
+/// One command at a time: callers queue in arrival order.
+///
+/// Lives inside the `CardReader` actor, so it needs no lock of its own. A queued caller
+/// is resumed with `true` when it holds the gate, or `false` when it left the queue
+/// because its task was cancelled.
+struct CommandGate {
+    private var busy = false
+    private var nextTicket: UInt64 = 0
+    private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+
+    /// Takes the gate if it is free and nobody is queued.
+    mutating func tryAcquire() -> Bool {
+        guard !busy, waiters.isEmpty else { return false }
+        busy = true
+        return true
+    }
+
+    /// A ticket naming a queued caller.
+    mutating func takeTicket() -> UInt64 {
+        nextTicket += 1
+        return nextTicket
+    }
+
+    mutating func enqueue(_ ticket: UInt64, _ continuation: CheckedContinuation<Bool, Never>) {
+        waiters.append((ticket, continuation))
+    }
+
+    /// Removes a queued caller whose task was cancelled (no-op if it already got the gate).
+    mutating func abandon(_ ticket: UInt64) {
+        guard let index = waiters.firstIndex(where: { $0.ticket == ticket }) else { return }
+        waiters.remove(at: index).continuation.resume(returning: false)
+    }
+
+    /// Hands the gate to the next caller in line, or frees it.
+    mutating func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().continuation.resume(returning: true)
+        }
+    }
+}
