@@ -86,23 +86,23 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     }
 
     private mutating func describe(_ message: ReaderMessage, reveal: Bool) {
-        var fields = MessageFields(reveal: reveal)
+        let fields: [String: String]
         switch message {
         case .command(let command):
             kind = "command"
             name = command.code.commandName
-            fields.add(command)
+            fields = command.fields(revealingCardData: reveal)
         case .response(let response):
             kind = "response"
             name = response.code.commandName ?? "unknown command \(response.code)"
             status = response.status.rawValue.hexByte
             statusName = response.status.identifier
-            fields.add(response.body)
+            fields = response.body.fields(revealingCardData: reveal)
         case .event(let event):
             kind = "event"
             name = event.name
-            fields.add(event)
+            fields = event.fields
         }
-        self.fields = fields.values.isEmpty ? nil : fields.values
+        self.fields = fields.isEmpty ? nil : fields
     }
 }

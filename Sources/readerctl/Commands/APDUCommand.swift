@@ -1,0 +1,79 @@
+import ArgumentParser
+import CardReaderKit
+
+struct APDUCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apdu",
+        abstract: "Power the chip card, send command APDUs in order, and print each response.",
+        discussion: """
+            Each APDU is hex, spaces optional inside quotes, e.g. \
+            '00A404000E325041592E5359532E444446303100' (SELECT PPSE). By default a 61xx \
+            answer is followed by GET RESPONSE and a 6Cxx answer is re-sent with the right Le, \
+            as a T=0 terminal does; --raw shows the card's answers as they come. Response \
+            data is shown only with --reveal; otherwise its length and BER-TLV tags.
+
+            \(ExitStatus.help)
+            """)
+
+    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: ArgumentHelp("Command APDUs, in hex.", valueName: "hex"))
+    var apdus: [String]
+
+    @Flag(help: "Do not follow 61xx with GET RESPONSE nor re-send on 6Cxx.")
+    var raw = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for a card to be inserted, 0…255.", valueName: "seconds"))
+    var wait = 0
+
+    func validate() throws {
+        _ = try commands()
+        guard (0...255).contains(wait) else { throw ValidationError("--wait must be within 0…255 seconds") }
+    }
+
+    func run() async throws {
+        let commands = try commands()
+        let options = raw ? APDUExchangeOptions.raw : APDUExchangeOptions()
+        let wait = Duration.seconds(wait)
+        let responses = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
+            _ = try await reader.powerOnCard(waitingForInsertion: wait)
+            var responses: [ResponseAPDU] = []
+            for command in commands {
+                responses.append(try await reader.transmit(command, options: options))
+            }
+            try await reader.powerOffCard()
+            return responses
+        }
+        for (index, (command, response)) in zip(commands, responses).enumerated() {
+            var fields = ReaderCommand.iccAPDU(command).fields(revealingCardData: output.reveal)
+                .reduce(into: [String: String]()) { $0["command." + $1.key.replacingOccurrences(of: "apdu.", with: "")] = $1.value }
+            for (key, value) in ResponseBody.apdu(response).fields(revealingCardData: output.reveal) {
+                fields["response." + key.replacingOccurrences(of: "apdu.", with: "")] = value
+            }
+            if !output.json && index > 0 { print() }
+            Output.print(fields, json: output.json)
+        }
+    }
+
+    private func commands() throws -> [CommandAPDU] {
+        try apdus.map { text in
+            let digits = text.filter { !$0.isWhitespace }
+            guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else {
+                throw ValidationError("'\(text)' is not hex bytes (two hex digits per byte)")
+            }
+            var bytes: [UInt8] = []
+            var index = digits.startIndex
+            while index < digits.endIndex {
+                let next = digits.index(index, offsetBy: 2)
+                bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            do {
+                return try CommandAPDU(parsing: bytes)
+            } catch {
+                throw ValidationError("APDU \(text.prefix(8))…: \(error)")
+            }
+        }
+    }
+}

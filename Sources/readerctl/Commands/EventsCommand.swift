@@ -1,0 +1,92 @@
+import ArgumentParser
+import CardReaderKit
+import Foundation
+
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Print the reader's events as they come: card inserted or removed, battery low, reset warning.",
+        discussion: """
+            Runs until --count events have arrived, --duration has passed, the reader \
+            disconnects (exit 6), or Ctrl-C (exit 130).
+
+            \(ExitStatus.help)
+            """)
+
+    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
+    var count: Int?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let duration, duration < 1 { throw ValidationError("--duration must be at least 1 second") }
+    }
+
+    func run() async throws {
+        let limit = count ?? Int.max
+        let json = output.json
+        let seconds = duration
+        try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
+            let events = await reader.events()
+            let outcome = await withTaskGroup(of: CardReaderError?.self) { group in
+                group.addTask {
+                    var seen = 0
+                    for await event in events {
+                        Self.print(event, json: json)
+                        if case .disconnected(let reason) = event {
+                            return reason.map { CardReaderError.linkLost($0) } ?? .notConnected
+                        }
+                        seen += 1
+                        if seen >= limit { return nil }
+                    }
+                    return Task.isCancelled ? .cancelled : nil
+                }
+                if let seconds {
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(seconds))
+                        return Task.isCancelled ? .cancelled : nil
+                    }
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            if let outcome { throw outcome }
+        }
+    }
+
+    private static func print(_ event: CardReaderEvent, json: Bool) {
+        var fields = ["event": identifier(event)]
+        switch event {
+        case .batteryLow(let percent): fields["batteryPercent"] = "\(percent)"
+        case .resetScheduled(let after): fields["secondsUntilReset"] = "\(after.components.seconds)"
+        case .unrecognized(let sub, let length):
+            fields["sub"] = String(sub, radix: 16, uppercase: true)
+            fields["dataLength"] = "\(length)"
+        case .disconnected(let reason?): fields["reason"] = reason.description
+        default: break
+        }
+        if json {
+            Output.print(fields, json: true)
+        } else {
+            Swift.print(event.description)
+        }
+        fflush(stdout)
+    }
+
+    private static func identifier(_ event: CardReaderEvent) -> String {
+        switch event {
+        case .cardInserted: "card-inserted"
+        case .cardRemoved: "card-removed"
+        case .batteryLow: "battery-low"
+        case .resetScheduled: "reset-scheduled"
+        case .unrecognized: "unrecognized"
+        case .disconnected: "disconnected"
+        }
+    }
+}

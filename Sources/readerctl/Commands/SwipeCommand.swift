@@ -1,0 +1,35 @@
+import ArgumentParser
+import CardReaderKit
+
+struct SwipeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swipe",
+        abstract: "Wait for a magnetic-stripe swipe and print its tracks, card number masked.",
+        discussion: """
+            Prints each track: parsed, absent, or malformed; for tracks 1 and 2 the card number \
+            (first 6 and last 4 digits unless --reveal), Luhn check, expiry (YYMM) and service \
+            code. A bad swipe, a timeout and Ctrl-C end with their own exit status.
+
+            \(ExitStatus.help)
+            """)
+
+    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: ArgumentHelp("Seconds to wait for the swipe, 1…65535.", valueName: "seconds"))
+    var timeout = 30
+
+    func validate() throws {
+        guard (1...65535).contains(timeout) else { throw ValidationError("--timeout must be within 1…65535 seconds") }
+    }
+
+    func run() async throws {
+        let limit = Duration.seconds(timeout)
+        let tracks = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
+            let prompt = CountdownPrompt(message: "Swipe a card…", limit: limit).start()
+            defer { prompt.cancel() }
+            return try await reader.readMagneticStripe(timeout: limit)
+        }
+        Output.print(ResponseBody.magneticStripe(tracks).fields(revealingCardData: output.reveal), json: output.json)
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import CardReaderKit
+import Foundation
+import Logging
+
+/// Runs one operation against the chosen reader: connect, operate, disconnect. Ctrl-C
+/// cancels it (the reader gets CANCEL); errors are printed for a person (and as JSON with
+/// `--json`) and become readerctl's documented exit statuses.
+enum ReaderRun {
+    static func perform<Result: Sendable>(
+        _ options: ReaderOptions, _ output: OutputOptions,
+        _ operation: @escaping @Sendable (CardReader) async throws(CardReaderError) -> Result
+    ) async throws -> Result {
+        let connector = try ConnectorFactory.connector(for: options)
+        var logger = Logger(label: "readerctl")
+        logger.logLevel = options.verbose ? .trace : .warning
+        let reader = CardReader(connector: connector, logger: logger)
+        let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+        let task = Task { () -> Swift.Result<Result, CardReaderError> in
+            do throws(CardReaderError) {
+                try await reader.connect(timeout: timeout)
+                let result = try await operation(reader)
+                await reader.disconnect()
+                return .success(result)
+            } catch {
+                await reader.disconnect()
+                return .failure(error)
+            }
+        }
+        let interrupt = InterruptSignal { task.cancel() }
+        let outcome = await task.value
+        withExtendedLifetime(interrupt) {}
+        switch outcome {
+        case .success(let result):
+            return result
+        case .failure(let error):
+            report(error, json: output.json)
+            throw ExitStatus.of(error)
+        }
+    }
+
+    static func report(_ error: CardReaderError, json: Bool) {
+        FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
+        if json {
+            Output.print(["error": ExitStatus.identifier(error), "message": error.description], json: true)
+        }
+    }
+}
