@@ -42,6 +42,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
     ],
     swiftLanguageModes: [.v6]
 )
