@@ -23,7 +23,7 @@ final class TestBus: @unchecked Sendable {
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
-              <type>system</type>
+              <type>session</type>
               <listen>unix:path=\(socket)</listen>
               <auth>EXTERNAL</auth>
               <policy context="default">
