@@ -302,7 +302,7 @@ struct DBusConnectionTests {
             let start = clock.now
             let dest = server.uniqueName
             let result = try await within(5, "call with a 200 ms deadline") {
-                do {
+                do throws(DBusError) {
                     _ = try await client.call(destination: dest, path: "/test/hang", interface: "org.example.Hang",
                                               member: "Hang", timeout: .milliseconds(200))
                     return DBusError?.none
