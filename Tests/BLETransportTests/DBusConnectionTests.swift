@@ -249,13 +249,18 @@ struct DBusConnectionTests {
         try await withBus { _, client, server in
             let root: DBusObjectPath = "/app"
             let service = "org.example.Service"
+            // Subscribe before anything is exported, so no InterfacesAdded can race the
+            // AddMatch at the daemon.
+            let added = try await client.signals(matching: .interfacesAdded(managerPath: root))
+            let removed = try await client.signals(matching: .interfacesRemoved(managerPath: root))
+            let dest = server.uniqueName
             try server.addObjectManager(at: root)
             try server.export("/app/svc0", interfaces: [
                 DBusInterface(service, properties: [DBusProperty("UUID", value: .string("180d"))])
             ])
-            let added = try await client.signals(matching: .interfacesAdded(managerPath: root))
-            let removed = try await client.signals(matching: .interfacesRemoved(managerPath: root))
-            let dest = server.uniqueName
+            let serviceAdded = try #require(try await next(added))
+            #expect(serviceAdded.body.first == .objectPath("/app/svc0"))
+            #expect(serviceAdded.body[1].interfacesAndPropertiesValue?[service]?["UUID"] == .string("180d"))
 
             let objects = try await client.managedObjects(destination: dest, path: root)
             #expect(Array(objects.keys) == ["/app/svc0"])

@@ -195,6 +195,15 @@ public final class DBusConnection: Sendable {
         return stream
     }
 
+    /// The number of live signal subscriptions (for tests and diagnostics).
+    func subscriptionCount() async -> Int {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            if !loop.enqueue({ continuation.resume(returning: $0.subscriptionCount) }) {
+                continuation.resume(returning: 0)
+            }
+        }
+    }
+
     // MARK: The bus daemon
 
     func callBus(_ member: String, _ body: [DBusValue]) async throws(DBusError) -> [DBusValue] {

@@ -177,6 +177,8 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
     }
 
+    var subscriptionCount: Int { subscriptions.count }
+
     func addSubscription(_ id: UInt64, _ subscription: Subscription) {
         guard connection != nil, !lostConnection else {
             subscription.continuation.finish()

@@ -1,0 +1,117 @@
+@testable import BLETransport
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("DBusConnection lifecycle, subscriptions and ordering")
+struct DBusLifecycleTests {
+    /// The daemon's count of match rules of a connection (Debug.Stats), or nil if the
+    /// daemon was built without statistics.
+    private func daemonMatchRules(of connection: DBusConnection, asking observer: DBusConnection) async -> UInt32? {
+        let reply = try? await observer.call(
+            destination: DBusStandard.busName, path: DBusStandard.busPath,
+            interface: "org.freedesktop.DBus.Debug.Stats", member: "GetConnectionStats",
+            body: [.string(connection.uniqueName)], timeout: .seconds(5))
+        return reply?.first?.stringDictionaryValue?["MatchRules"]?.uint32Value
+    }
+
+    @Test func droppingAStreamRemovesTheSubscriptionAndItsMatchRule() async throws {
+        try await withBus { _, client, server in
+            let before = await daemonMatchRules(of: client, asking: server)
+            do {
+                let stream = try await client.signals(matching: DBusMatchRule(interface: "org.example.Dropped"))
+                #expect(await client.subscriptionCount() == 1)
+                if let before {
+                    #expect(await daemonMatchRules(of: client, asking: server) == before + 1)
+                }
+                _ = stream
+            }
+            // Dropping the stream terminates it; the removal is queued before this query.
+            #expect(await client.subscriptionCount() == 0)
+            if let before {
+                // RemoveMatch was sent before the following call, and the daemon handles a
+                // connection's messages in order.
+                _ = try await client.listNames()
+                #expect(await daemonMatchRules(of: client, asking: server) == before)
+            }
+
+            // Ending iteration by cancelling the consuming task also unsubscribes.
+            let stream = try await client.signals(matching: DBusMatchRule(interface: "org.example.Cancelled"))
+            let gate = Gate()
+            let consumer = Task {
+                gate.open()
+                for await _ in stream {}
+            }
+            try await gate.wait()
+            consumer.cancel()
+            _ = try await within(5, "consumer end") { await consumer.value }
+            #expect(await client.subscriptionCount() == 0)
+        }
+    }
+
+    @Test func callsToOneObjectAreHandledInArrivalOrder() async throws {
+        try await withBus { _, client, server in
+            let received = ReceivedNumbers()
+            try server.export("/test/order", interfaces: [
+                DBusInterface("org.example.Order", methods: [
+                    DBusMethod("Append", in: "u") { call in
+                        // A yield between receipt and recording would reorder a
+                        // task-per-call design.
+                        await Task.yield()
+                        if let n = call.arguments.first?.uint32Value { received.append(n) }
+                        return []
+                    },
+                    DBusMethod("Collected", out: "au") { _ in
+                        [.array(elementSignature: "u", elements: received.all.map { .uint32($0) })]
+                    },
+                ])
+            ])
+            for n in 0..<200 as Range<UInt32> {
+                var message = DBusMessage.methodCall(
+                    destination: server.uniqueName, path: "/test/order", interface: "org.example.Order",
+                    member: "Append", body: [.uint32(n)])
+                message.noReplyExpected = true
+                try client.send(message)
+            }
+            let reply = try await client.call(
+                destination: server.uniqueName, path: "/test/order", interface: "org.example.Order",
+                member: "Collected", timeout: .seconds(10))
+            #expect(reply.first?.arrayValue?.compactMap(\.uint32Value) == Array(0..<200))
+        }
+    }
+
+    @Test func systemBusHonoursTheEnvironmentAddress() async throws {
+        let bus = try TestBus()
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let connection = try await DBusConnection.systemBus()
+        #expect(try await connection.listNames().contains(connection.uniqueName))
+        await connection.close()
+        #expect(!connection.isConnected)
+    }
+
+    @Test func connectingToANonexistentAddressFails() async throws {
+        let error = await expectDBusError {
+            try await DBusConnection.connect(address: "unix:path=/nonexistent/crk-dbus-socket")
+        }
+        guard case .connectionFailed(let name, _)? = error else {
+            Issue.record("expected connectionFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(name.hasPrefix("org.freedesktop.DBus.Error."))
+    }
+
+    @Test func droppingAConnectionWithoutCloseStopsItsThread() async throws {
+        let bus = try TestBus()
+        var connection: DBusConnection? = try await DBusConnection.connect(address: bus.address)
+        let loop = try #require(connection?.loop)
+        connection = nil
+        _ = try await within(5, "dispatch thread exit") { await loop.waitForTermination() }
+        #expect(loop.isTerminated)
+    }
+}
+
+final class ReceivedNumbers: Sendable {
+    private let numbers = Mutex<[UInt32]>([])
+    func append(_ n: UInt32) { numbers.withLock { $0.append(n) } }
+    var all: [UInt32] { numbers.withLock { $0 } }
+}
