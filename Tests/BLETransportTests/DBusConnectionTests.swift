@@ -153,6 +153,14 @@ struct DBusConnectionTests {
                     continue
                 }
             }
+            let tooLong = await expectDBusError {
+                try await client.call(destination: server.uniqueName, path: echoPath, interface: echoInterface,
+                                      member: "Echo", body: Array(repeating: .int32(1), count: 256))
+            }
+            if case .marshalling? = tooLong {} else { Issue.record("expected marshalling error for 256 arguments") }
+            #expect(throws: DBusError.self) {
+                try client.emitSignal(path: "/org/freedesktop/DBus/Local", interface: "org.example.X", member: "Y")
+            }
             let badMember = await expectDBusError {
                 try await client.call(destination: server.uniqueName, path: echoPath, interface: nil, member: "no-dash")
             }

@@ -117,7 +117,14 @@ public struct DBusMessage: Sendable, Hashable {
         case .methodReturn:
             break
         }
+        // libdbus refuses (by aborting) to send on the reserved local path/interface.
+        guard path != DBusStandard.localPath, interface != DBusStandard.localInterface else {
+            throw .marshalling("the org.freedesktop.DBus.Local path and interface are reserved")
+        }
         for value in body { try value.validate() }
+        guard signature.rawValue.utf8.count <= 255 else {
+            throw .marshalling("message signature longer than 255 characters")
+        }
     }
 
     /// A short description of the header for logs (no payload).
