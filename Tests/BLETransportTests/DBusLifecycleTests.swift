@@ -1,6 +1,5 @@
 @testable import BLETransport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("DBusConnection lifecycle, subscriptions and ordering")
@@ -110,8 +109,9 @@ struct DBusLifecycleTests {
     }
 }
 
-final class ReceivedNumbers: Sendable {
-    private let numbers = Mutex<[UInt32]>([])
-    func append(_ n: UInt32) { numbers.withLock { $0.append(n) } }
-    var all: [UInt32] { numbers.withLock { $0 } }
+final class ReceivedNumbers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers: [UInt32] = []
+    func append(_ n: UInt32) { lock.withLock { numbers.append(n) } }
+    var all: [UInt32] { lock.withLock { numbers } }
 }

@@ -1,7 +1,6 @@
 internal import CDBus
 import Foundation
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -48,7 +47,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         var terminationWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let shared = Mutex(Shared())
+    private let shared = DBusLocked(Shared())
     private let wakeRead: Int32
     private let wakeWrite: Int32
     let logger: Logger

@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// The objects a connection exports, and the handling of calls to them.
 ///
@@ -31,7 +30,7 @@ final class DBusObjectRegistry: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = DBusLocked(State())
     private let loop: DBusDispatchLoop
     private let logger: Logger
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The completion of one outgoing method call.
 ///
@@ -18,7 +17,7 @@ final class DBusPendingCall: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = DBusLocked(State())
 
     init(deadline: ContinuousClock.Instant, callDescription: String) {
         self.deadline = deadline

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
 
 /// A unix file descriptor carried by a D-Bus message (type `h`).
 ///
@@ -12,11 +11,11 @@ import Synchronization
 /// (libdbus does), so the object stays usable after sending. Descriptors received in a
 /// message are owned by the decoded value. Equality is identity.
 public final class DBusUnixFileDescriptor: Sendable, Hashable, CustomStringConvertible {
-    private let descriptor: Mutex<Int32>
+    private let descriptor: DBusLocked<Int32>
 
     /// Takes ownership of `fd`.
     public init(owning fd: Int32) {
-        descriptor = Mutex(fd)
+        descriptor = DBusLocked(fd)
     }
 
     /// Duplicates `fd` (close-on-exec); the caller keeps ownership of `fd`.
