@@ -81,8 +81,11 @@ struct DBusConnectionTests {
             #expect(try await server.requestName("org.example.Reader") == .primaryOwner)
             #expect(try await client.nameOwner("org.example.Reader") == server.uniqueName)
             #expect(try await client.requestName("org.example.Reader", flags: [.doNotQueue]) == .exists)
-            let change = try #require(try await next(changes))
-            #expect(change.body.map(\.stringValue) == ["org.example.Reader", "", server.uniqueName])
+            let changeMessage = try #require(try await next(changes))
+            let change = try #require(DBusNameOwnerChanged(changeMessage))
+            #expect(change.name == "org.example.Reader")
+            #expect(change.oldOwner == nil)
+            #expect(change.newOwner == server.uniqueName)
             #expect(try await server.releaseName("org.example.Reader") == 1)
         }
     }
@@ -280,16 +283,21 @@ struct DBusConnectionTests {
                     DBusProperty("Service", value: .objectPath("/app/svc0")),
                 ])
             ])
-            let addedSignal = try #require(try await next(added))
-            #expect(addedSignal.path == root)
-            #expect(addedSignal.body.first == .objectPath("/app/svc0/char0"))
-            let interfaces = addedSignal.body[1].interfacesAndPropertiesValue
-            #expect(interfaces?["org.example.Characteristic"]?["Flags"]?.stringArrayValue == ["read", "notify"])
+            let addedMessage = try #require(try await next(added))
+            let addedSignal = try #require(DBusInterfacesAdded(addedMessage))
+            #expect(addedSignal.managerPath == root)
+            #expect(addedSignal.sender == dest)
+            #expect(addedSignal.objectPath == "/app/svc0/char0")
+            #expect(addedSignal.interfaces["org.example.Characteristic"]?["Flags"]?.stringArrayValue == ["read", "notify"])
+            #expect(addedSignal.interfaces["org.example.Characteristic"]?["Service"] == .objectPath("/app/svc0"))
             #expect(try await client.managedObjects(destination: dest, path: root).count == 2)
 
             server.unexport("/app/svc0/char0")
-            let removedSignal = try #require(try await next(removed))
-            #expect(removedSignal.body == [.objectPath("/app/svc0/char0"), .stringArray(["org.example.Characteristic"])])
+            let removedMessage = try #require(try await next(removed))
+            #expect(removedMessage.body == [.objectPath("/app/svc0/char0"), .stringArray(["org.example.Characteristic"])])
+            let removedSignal = try #require(DBusInterfacesRemoved(removedMessage))
+            #expect(removedSignal.interfaces == ["org.example.Characteristic"])
+            #expect(DBusInterfacesAdded(removedMessage) == nil)
             #expect(Array(try await client.managedObjects(destination: dest, path: root).keys) == ["/app/svc0"])
 
             let xml = try await client.introspect(destination: dest, path: root)

@@ -79,6 +79,70 @@ struct DBusLifecycleTests {
         }
     }
 
+    @Test func remoteObjectPropertiesAndTypedPropertiesChanged() async throws {
+        try await withBus { _, client, server in
+            let iface = "org.example.Characteristic"
+            try server.export("/app/char0", interfaces: [
+                DBusInterface(iface, properties: [
+                    DBusProperty("Value", value: .bytes([])),
+                    DBusProperty("MTU", value: .uint16(23)),
+                ])
+            ])
+            let remote = DBusRemoteObject(connection: client, destination: server.uniqueName, path: "/app/char0")
+            let changes = try await remote.propertiesChanged(interface: iface)
+            #expect(try await remote.properties(interface: iface) == ["Value": .bytes([]), "MTU": .uint16(23)])
+            #expect(try await remote.property("MTU", interface: iface).uint16Value == 23)
+
+            // Two identical notifications must both go out (GATT notifications repeat).
+            try server.setProperty("Value", interface: iface, path: "/app/char0", to: .bytes([0x02, 0x10]))
+            try server.setProperty("Value", interface: iface, path: "/app/char0", to: .bytes([0x02, 0x10]))
+            try server.setProperties(["MTU": .uint16(247), "Value": .bytes([3])], interface: iface, path: "/app/char0")
+            let received = try await within(5, "three PropertiesChanged") {
+                var collected: [DBusPropertiesChanged] = []
+                for await change in changes {
+                    collected.append(change)
+                    if collected.count == 3 { break }
+                }
+                return collected
+            }
+            #expect(received.map(\.changed) == [
+                ["Value": .bytes([0x02, 0x10])], ["Value": .bytes([0x02, 0x10])],
+                ["MTU": .uint16(247), "Value": .bytes([3])],
+            ])
+            #expect(received.allSatisfy { $0.path == "/app/char0" && $0.interface == iface && $0.invalidated.isEmpty })
+        }
+    }
+
+    /// 100 calls in flight at once (the daemon's default limit of pending replies per
+    /// connection is 128; beyond it the daemon answers LimitsExceeded).
+    @Test func manyConcurrentCallsGetTheirOwnReplies() async throws {
+        try await withBus { _, client, server in
+            try server.export("/test/square", interfaces: [
+                DBusInterface("org.example.Math", methods: [
+                    DBusMethod("Square", in: "u", out: "t") { call in
+                        let n = UInt64(call.arguments.first?.uint32Value ?? 0)
+                        return [.uint64(n * n)]
+                    }
+                ])
+            ])
+            let remote = DBusRemoteObject(connection: client, destination: server.uniqueName, path: "/test/square")
+            let results = try await within(20, "100 concurrent calls") {
+                try await withThrowingTaskGroup(of: (UInt32, UInt64?).self) { group in
+                    for n in 0..<100 as Range<UInt32> {
+                        group.addTask {
+                            (n, try await remote.call("org.example.Math", "Square", [.uint32(n)]).first?.uint64Value)
+                        }
+                    }
+                    var results: [UInt32: UInt64] = [:]
+                    for try await (n, square) in group { results[n] = square }
+                    return results
+                }
+            }
+            #expect(results.count == 100)
+            #expect(results.allSatisfy { $0.value == UInt64($0.key) * UInt64($0.key) })
+        }
+    }
+
     @Test func systemBusHonoursTheEnvironmentAddress() async throws {
         let bus = try TestBus()
         setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
