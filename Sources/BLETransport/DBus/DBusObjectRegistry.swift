@@ -236,7 +236,18 @@ final class DBusObjectRegistry: Sendable {
             replyError(call, DBusErrorName.failed, "The handler returned an invalid value")
             return
         }
-        sendQueued(reply)
+        // A reply that cannot be sent (e.g. it carries a unix fd and the peer's
+        // connection cannot pass fds) is replaced by an error, so the caller is not left
+        // waiting for its deadline.
+        let logger = self.logger
+        loop.enqueue { loop in
+            do {
+                try loop.sendNow(reply)
+            } catch {
+                logger.debug("D-Bus could not send reply to \(call.member ?? "?"): \(error)")
+                _ = try? loop.sendNow(call.errorReply(name: DBusErrorName.failed, message: error.description))
+            }
+        }
     }
 
     private func replyError(_ call: DBusMessage, _ name: String, _ message: String) {
