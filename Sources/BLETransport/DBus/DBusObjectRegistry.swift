@@ -245,7 +245,7 @@ final class DBusObjectRegistry: Sendable {
                 try loop.sendNow(reply)
             } catch {
                 logger.debug("D-Bus could not send reply to \(call.member ?? "?"): \(error)")
-                _ = try? loop.sendNow(call.errorReply(name: DBusErrorName.failed, message: error.description))
+                _ = try? loop.sendNow(call.errorReply(name: DBusErrorName.failed, message: String(describing: error)))
             }
         }
     }
