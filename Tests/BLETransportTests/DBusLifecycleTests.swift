@@ -143,6 +143,32 @@ struct DBusLifecycleTests {
         }
     }
 
+    @Test func wellKnownSenderRulesFollowTheNameOwner() async throws {
+        try await withBus { bus, client, first in
+            let second = try await DBusConnection.connect(address: bus.address)
+            #expect(try await first.requestName("org.example.A") == .primaryOwner)
+            #expect(try await second.requestName("org.example.B") == .primaryOwner)
+            let iface = "org.example.Ticks"
+            let fromA = try await client.signals(matching: DBusMatchRule(sender: "org.example.A", interface: iface))
+            let fromB = try await client.signals(matching: DBusMatchRule(sender: "org.example.B", interface: iface))
+
+            try second.emitSignal(path: "/t", interface: iface, member: "Tick", body: [.string("B1")])
+            #expect(try await next(fromB)?.body == [.string("B1")])
+            try first.emitSignal(path: "/t", interface: iface, member: "Tick", body: [.string("A1")])
+            // Had B1 been delivered to the A subscription, it would come first.
+            #expect(try await next(fromA)?.body == [.string("A1")])
+
+            // The name moves (as org.bluez does when bluetoothd restarts).
+            #expect(try await first.releaseName("org.example.A") == 1)
+            #expect(try await second.requestName("org.example.A") == .primaryOwner)
+            try second.emitSignal(path: "/t", interface: iface, member: "Tick", body: [.string("A2")])
+            let moved = try await next(fromA)
+            #expect(moved?.body == [.string("A2")])
+            #expect(moved?.sender == second.uniqueName)
+            await second.close()
+        }
+    }
+
     @Test func systemBusHonoursTheEnvironmentAddress() async throws {
         let bus = try TestBus()
         setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)

@@ -62,6 +62,13 @@ final class DBusDispatchLoop: @unchecked Sendable {
     private var canPassUnixFDs = false
     private var pending: [UInt32: DBusPendingCall] = [:]
     private var subscriptions: [UInt64: Subscription] = [:]
+    /// Replies to calls the loop makes for itself (GetNameOwner), handled in order with
+    /// signals.
+    private var internalReplies: [UInt32: (DBusMessage) -> Void] = [:]
+    /// Well-known names used as `sender` in subscriptions (with a use count) and their
+    /// current owners.
+    private var trackedNames: [String: Int] = [:]
+    private var nameOwners: [String: String] = [:]
     private var stopRequested = false
     private var lostConnection = false
 
@@ -184,6 +191,52 @@ final class DBusDispatchLoop: @unchecked Sendable {
             return
         }
         subscriptions[id] = subscription
+        if let name = subscription.rule.wellKnownSender { trackName(name) }
+    }
+
+    /// Starts following the owner of `name`: NameOwnerChanged match first, then
+    /// GetNameOwner; the daemon answers in order, so the owner is known before any signal
+    /// matching the subscriber's own (later) AddMatch arrives.
+    private func trackName(_ name: String) {
+        trackedNames[name, default: 0] += 1
+        guard trackedNames[name] == 1 else { return }
+        var addMatch = DBusMessage.methodCall(
+            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
+            member: "AddMatch", body: [.string(DBusMatchRule.nameOwnerChanged(name: name).description)])
+        addMatch.noReplyExpected = true
+        let getOwner = DBusMessage.methodCall(
+            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
+            member: "GetNameOwner", body: [.string(name)])
+        do {
+            try sendNow(addMatch)
+            let serial = try sendNow(getOwner)
+            internalReplies[serial] = { [unowned self] reply in
+                guard self.trackedNames[name] != nil else { return }
+                if reply.kind == .methodReturn, let owner = reply.body.first?.stringValue {
+                    self.nameOwners[name] = owner
+                } else {
+                    self.nameOwners[name] = nil
+                }
+            }
+        } catch {
+            logger.debug("D-Bus cannot track the owner of \(name): \(error)")
+        }
+    }
+
+    private func untrackName(_ name: String) {
+        guard let count = trackedNames[name] else { return }
+        if count > 1 {
+            trackedNames[name] = count - 1
+            return
+        }
+        trackedNames[name] = nil
+        nameOwners[name] = nil
+        guard connection != nil, !lostConnection else { return }
+        var removeMatch = DBusMessage.methodCall(
+            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
+            member: "RemoveMatch", body: [.string(DBusMatchRule.nameOwnerChanged(name: name).description)])
+        removeMatch.noReplyExpected = true
+        _ = try? sendNow(removeMatch)
     }
 
     /// Removes a subscription and, if `removeMatch`, drops its rule at the daemon
@@ -191,6 +244,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
     func removeSubscription(_ id: UInt64, removeMatch: Bool) {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         subscription.continuation.finish()
+        if let name = subscription.rule.wellKnownSender { untrackName(name) }
         guard removeMatch, connection != nil, !lostConnection else { return }
         var message = DBusMessage.methodCall(
             destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
@@ -334,6 +388,9 @@ final class DBusDispatchLoop: @unchecked Sendable {
         for call in calls { call.finish(.failure(.disconnected(reason))) }
         let streams = subscriptions.values.map(\.continuation)
         subscriptions.removeAll()
+        internalReplies.removeAll()
+        trackedNames.removeAll()
+        nameOwners.removeAll()
         for stream in streams { stream.finish() }
         incomingContinuation.finish()
     }
@@ -362,7 +419,12 @@ final class DBusDispatchLoop: @unchecked Sendable {
     fileprivate func handle(_ raw: OpaquePointer) -> DBusHandlerResult {
         switch dbus_message_get_type(raw) {
         case DBusTypeCode.messageTypeMethodReturn, DBusTypeCode.messageTypeError:
-            guard let call = pending.removeValue(forKey: dbus_message_get_reply_serial(raw)) else {
+            let replySerial = dbus_message_get_reply_serial(raw)
+            if let internalHandler = internalReplies.removeValue(forKey: replySerial) {
+                if let reply = try? DBusMarshalling.decodeMessage(raw) { internalHandler(reply) }
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            guard let call = pending.removeValue(forKey: replySerial) else {
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
             }
             do {
@@ -397,8 +459,16 @@ final class DBusDispatchLoop: @unchecked Sendable {
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             logger.trace("D-Bus receive \(signal.logDescription)")
+            if signal.sender == DBusStandard.busName, signal.interface == DBusStandard.busInterface,
+                signal.member == "NameOwnerChanged", signal.body.count == 3,
+                case .string(let name) = signal.body[0], trackedNames[name] != nil
+            {
+                let newOwner = signal.body[2].stringValue ?? ""
+                nameOwners[name] = newOwner.isEmpty ? nil : newOwner
+            }
             for id in subscriptions.keys.sorted() {
-                guard let subscription = subscriptions[id], subscription.rule.matches(signal) else { continue }
+                guard let subscription = subscriptions[id], subscription.rule.matches(signal, owners: nameOwners)
+                else { continue }
                 subscription.continuation.yield(signal)
             }
             return DBUS_HANDLER_RESULT_HANDLED

@@ -1,11 +1,12 @@
 /// A D-Bus match rule (as given to `org.freedesktop.DBus.AddMatch`), also evaluated
 /// locally to route incoming signals to the right subscription.
 ///
-/// Local matching is exact for every key except `sender` when it is a well-known name
-/// (`org.bluez`): the daemon only routes signals matching *some* rule of ours and
-/// resolves well-known names itself, but locally the message carries the unique name,
-/// so a well-known sender is not re-checked here. Combine it with `path`/`pathNamespace`
-/// (BlueZ objects live under `/org/bluez`) to keep subscriptions apart.
+/// A message carries its sender's unique name (`:1.7`), so a well-known `sender`
+/// (`org.bluez`) is resolved to its current owner for local matching: the connection
+/// tracks the owner of every well-known name used in a subscription (GetNameOwner plus
+/// NameOwnerChanged, processed in order on the dispatch thread), so signals from the
+/// new owner after e.g. a bluetoothd restart still reach the subscription.
+/// ``matches(_:)`` alone cannot resolve names and does not check a well-known sender.
 public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     public var type: DBusMessage.Kind? = .signal
     public var sender: String?
@@ -90,8 +91,29 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `message` matches this rule (see the type's note about `sender`).
     public func matches(_ message: DBusMessage) -> Bool {
+        if let sender, sender.hasPrefix(":") || sender == DBusStandard.busName, message.sender != sender {
+            return false
+        }
+        return matchesIgnoringSender(message)
+    }
+
+    /// The well-known name in `sender` whose owner must be tracked, if any.
+    var wellKnownSender: String? {
+        guard let sender, !sender.hasPrefix(":"), sender != DBusStandard.busName else { return nil }
+        return sender
+    }
+
+    /// Matching with well-known senders resolved through `owners` (name → unique name).
+    func matches(_ message: DBusMessage, owners: [String: String]) -> Bool {
+        if let name = wellKnownSender {
+            guard let owner = owners[name], message.sender == owner else { return false }
+            return matchesIgnoringSender(message)
+        }
+        return matches(message)
+    }
+
+    private func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
         if let type, message.kind != type { return false }
-        if let sender, sender.hasPrefix(":"), message.sender != sender { return false }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
         if let path, message.path != path { return false }
