@@ -169,6 +169,19 @@ struct DBusLifecycleTests {
         }
     }
 
+    @Test func closeFlushesWhatWasQueuedBeforeIt() async throws {
+        try await withBus { bus, client, _ in
+            let sender = try await DBusConnection.connect(address: bus.address)
+            let big = [UInt8](repeating: 0x5A, count: 4 << 20)  // larger than one socket write
+            let stream = try await client.signals(
+                matching: DBusMatchRule(sender: sender.uniqueName, interface: "org.example.Big"))
+            try sender.emitSignal(path: "/big", interface: "org.example.Big", member: "Blob", body: [.bytes(big)])
+            await sender.close()
+            let received = try await next(stream, within: 10)
+            #expect(received?.body.first?.bytesValue?.count == big.count)
+        }
+    }
+
     @Test func systemBusHonoursTheEnvironmentAddress() async throws {
         let bus = try TestBus()
         setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)

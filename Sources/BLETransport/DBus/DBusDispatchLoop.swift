@@ -306,6 +306,11 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
         let reason = loop(connection: connection, socket: socket)
         logger.debug("D-Bus dispatch thread stopping: \(reason)")
+        if !lostConnection && dbus_connection_get_is_connected(connection) != 0 {
+            // A clean close: write out what was queued before it (signals, replies).
+            // Blocks only this thread, and only while the daemon reads.
+            dbus_connection_flush(connection)
+        }
         dbus_connection_remove_filter(connection, dbusFilterFunction, userData)
         closeConnection()
         failEverything(reason: reason)
