@@ -39,9 +39,11 @@ let package = Package(
             dependencies: [
                 "CardReaderKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit"]),
         .testTarget(name: "readerctlTests"),
     ],

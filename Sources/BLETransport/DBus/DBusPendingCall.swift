@@ -1,0 +1,57 @@
+
+/// The completion of one outgoing method call.
+///
+/// It is finished exactly once, by whichever comes first: the dispatch thread (reply,
+/// error reply, deadline, connection loss) or the caller's task-cancellation handler.
+/// The result may arrive before the caller's continuation is installed (cancellation
+/// racing with the start of the call); it is then kept and delivered on `install`.
+final class DBusPendingCall: Sendable {
+    typealias Continuation = CheckedContinuation<Result<DBusMessage, DBusError>, Never>
+
+    let deadline: ContinuousClock.Instant
+    let callDescription: String
+
+    private struct State {
+        var continuation: Continuation?
+        var earlyResult: Result<DBusMessage, DBusError>?
+        var finished = false
+    }
+
+    private let state = DBusLocked(State())
+
+    init(deadline: ContinuousClock.Instant, callDescription: String) {
+        self.deadline = deadline
+        self.callDescription = callDescription
+    }
+
+    func install(_ continuation: Continuation) {
+        let early = state.withLock { state -> Result<DBusMessage, DBusError>? in
+            if let result = state.earlyResult {
+                state.earlyResult = nil
+                return result
+            }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    /// Finishes the call; returns false if it was already finished.
+    @discardableResult
+    func finish(_ result: Result<DBusMessage, DBusError>) -> Bool {
+        let (won, continuation) = state.withLock { state -> (Bool, Continuation?) in
+            guard !state.finished else { return (false, nil) }
+            state.finished = true
+            if let continuation = state.continuation {
+                state.continuation = nil
+                return (true, continuation)
+            }
+            state.earlyResult = result
+            return (true, nil)
+        }
+        continuation?.resume(returning: result)
+        return won
+    }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+}
