@@ -1,0 +1,36 @@
+/// An in-process ``ReaderLink`` to an ``EmulatedReader``: what BlueZ would carry, without
+/// Bluetooth. Writes longer than MTU − 3 are refused (as BlueZ refuses a write without
+/// response), and every write fails once the link is closed or the reader dropped it.
+public actor EmulatedReaderLink: ReaderLink {
+    /// The largest packet: ATT MTU − 3.
+    public nonisolated let maximumWriteLength: Int
+    public nonisolated let inbound: AsyncStream<LinkInbound>
+
+    private let reader: EmulatedReader
+    private let connectionID: Int
+    private var closed = false
+
+    /// Connects to `reader` at ATT MTU `mtu` (23…247).
+    public init(reader: EmulatedReader, mtu: Int = 23) async throws(LinkError) {
+        let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
+        self.reader = reader
+        maximumWriteLength = mtu - 3
+        connectionID = connection.id
+        inbound = connection.notifications
+    }
+
+    public func write(_ packet: [UInt8]) async throws(LinkError) {
+        guard !closed else { throw LinkError(code: "not-connected", detail: "the link is closed") }
+        guard packet.count <= maximumWriteLength else {
+            throw LinkError(
+                code: "write-too-long", detail: "\(packet.count) bytes exceed the \(maximumWriteLength) bytes of one write")
+        }
+        try await reader.receive(packet, connection: connectionID)
+    }
+
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        await reader.disconnect(connection: connectionID)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The compact CLI syntax: steps `name` or `name=value`, several per argument separated by
+/// commas; later steps override earlier ones that set the same property.
+extension EmulatorScenario {
+    /// The steps, for `--help`.
+    public static let syntax = """
+        swipe-after=SECONDS        swipe SECONDS after READ MAGNETIC STRIPE starts waiting (default 0: at once)
+        no-swipe                   never swipe: READ MAGNETIC STRIPE times out (01)
+        bad-swipe                  swipes read no track (03)
+        card-inserted              the card is in the chip slot from the start
+        insert-after=SECONDS       insert the card SECONDS after the first connection (E0 01)
+        remove-after=SECONDS       remove the card SECONDS after the first connection (E0 02)
+        remove-card-during-apdu[=N]  pull the card out during the Nth APDU (E0 02, then 05)
+        battery=PERCENT            battery level
+        low-battery[=PERCENT]      battery level (default 5): E0 03 on connect, 0B for swipe and power on
+        reset-after=SECONDS        scheduled reset: E0 04 on connect, link drops (reader-reset)
+        busy[=N]                   every command (or the Nth) answers 08
+        silent[=N]                 every command (or the Nth) goes unanswered
+        corrupt-notification=N     invert the last byte of the Nth notification
+        drop-notification=N        never send the Nth notification
+        noise[=BYTES]              line noise (default 4 bytes) before every frame
+        drop-mid-frame[=N]         cut the Nth response (default 1st) halfway and drop the link
+        """
+
+    /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
+    public init(parsing arguments: some Sequence<String>) throws(EmulatorScenarioError) {
+        self.init()
+        for argument in arguments {
+            for step in argument.split(separator: ",", omittingEmptySubsequences: true) {
+                try apply(step.trimmingCharacters(in: .whitespaces))
+            }
+        }
+    }
+
+    /// Applies one step, e.g. `swipe-after=2`.
+    public mutating func apply(_ step: String) throws(EmulatorScenarioError) {
+        let parts = step.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        let value = parts.count > 1 ? String(parts[1]) : nil
+
+        func number(_ range: ClosedRange<Int>, default fallback: Int? = nil) throws(EmulatorScenarioError) -> Int {
+            guard let value else {
+                guard let fallback else { throw EmulatorScenarioError(step: step, problem: .missingValue) }
+                return fallback
+            }
+            guard let parsed = Int(value), range.contains(parsed) else {
+                throw EmulatorScenarioError(
+                    step: step, problem: .invalidValue(expected: "a whole number in \(range.lowerBound)…\(range.upperBound)"))
+            }
+            return parsed
+        }
+        func flag() throws(EmulatorScenarioError) {
+            guard value == nil else { throw EmulatorScenarioError(step: step, problem: .unexpectedValue) }
+        }
+        let seconds = 0...86_400
+        let ordinal = 1...1_000_000
+
+        switch name {
+        case "swipe-after": swipe = .after(.seconds(try number(seconds)))
+        case "no-swipe": try flag(); swipe = .never
+        case "bad-swipe": try flag(); badSwipe = true
+        case "card-inserted": try flag(); cardInsertedAtStart = true
+        case "insert-after": insertAfter = .seconds(try number(seconds))
+        case "remove-after": removeAfter = .seconds(try number(seconds))
+        case "remove-card-during-apdu": removeDuringAPDU = try number(ordinal, default: 1)
+        case "battery": batteryPercent = UInt8(try number(0...100))
+        case "low-battery": batteryPercent = UInt8(try number(0...100, default: 5))
+        case "reset-after": resetAfter = UInt16(try number(1...Int(UInt16.max)))
+        case "busy": busy = value == nil ? .every : .number(try number(ordinal))
+        case "silent": silent = value == nil ? .every : .number(try number(ordinal))
+        case "corrupt-notification": corruptNotification = try number(ordinal)
+        case "drop-notification": dropNotification = try number(ordinal)
+        case "noise": noiseLength = try number(1...244, default: 4)
+        case "drop-mid-frame": dropMidFrame = try number(ordinal, default: 1)
+        default: throw EmulatorScenarioError(step: step, problem: .unknownStep)
+        }
+    }
+}
+
+/// A scenario step that does not parse.
+public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The step as written.
+    public var step: String
+    public var problem: Problem
+
+    public enum Problem: Sendable, Hashable {
+        /// No step has this name.
+        case unknownStep
+        /// The step needs `=value`.
+        case missingValue
+        /// The step takes no value.
+        case unexpectedValue
+        /// The value is not what the step takes.
+        case invalidValue(expected: String)
+    }
+
+    public init(step: String, problem: Problem) {
+        self.step = step
+        self.problem = problem
+    }
+
+    public var description: String {
+        switch problem {
+        case .unknownStep: "unknown scenario step '\(step)'"
+        case .missingValue: "scenario step '\(step)' needs a value (name=value)"
+        case .unexpectedValue: "scenario step '\(step)' takes no value"
+        case .invalidValue(let expected): "scenario step '\(step)': the value must be \(expected)"
+        }
+    }
+}

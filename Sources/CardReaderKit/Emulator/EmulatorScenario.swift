@@ -1,0 +1,73 @@
+/// What happens around the emulated reader: the cardholder's actions and the faults to
+/// inject. Every property has a default that gives a well-behaved reader and a cardholder
+/// who does what the host asks at once.
+///
+/// Build one in code or parse the compact CLI syntax of ``init(parsing:)``
+/// (`readerctl --emulated --scenario swipe-after=2 --scenario remove-card-during-apdu`).
+/// Times count from the first host connection, except ``swipe``, which counts from each
+/// READ MAGNETIC STRIPE. Command, response and notification numbers count from 1 over the
+/// reader's lifetime (all connections).
+public struct EmulatorScenario: Sendable, Hashable {
+    /// When the cardholder swipes, once a READ MAGNETIC STRIPE waits.
+    public enum Swipe: Sendable, Hashable {
+        /// This long after the command starts waiting (`.zero`: at once, the default). A swipe
+        /// due at or after the timeout never happens: the command answers `01`.
+        case after(Duration)
+        /// Never: the command times out with `01`.
+        case never
+    }
+
+    /// Which commands a fault hits.
+    public enum CommandSelection: Sendable, Hashable {
+        /// Every command.
+        case every
+        /// Only the command with this number (from 1).
+        case number(Int)
+
+        func contains(_ number: Int) -> Bool {
+            switch self {
+            case .every: true
+            case .number(let selected): selected == number
+            }
+        }
+    }
+
+    /// `swipe-after=N`, `no-swipe`.
+    public var swipe: Swipe = .after(.zero)
+    /// `bad-swipe`: swipes read no track, so READ MAGNETIC STRIPE answers `03`.
+    public var badSwipe = false
+    /// `card-inserted`: the chip card is in the slot from the start (default: slot empty).
+    public var cardInsertedAtStart = false
+    /// `insert-after=N`: the card goes into the chip slot N s after the first connection (`E0 01`).
+    public var insertAfter: Duration?
+    /// `remove-after=N`: the card leaves the slot N s after the first connection (`E0 02`).
+    /// Without `insert-after`, the card is in the slot from the start.
+    public var removeAfter: Duration?
+    /// `remove-card-during-apdu[=N]`: the card is pulled out during the Nth ICC APDU (default
+    /// the first): `E0 02`, then the APDU answers `05`.
+    public var removeDuringAPDU: Int?
+    /// `battery=P`, `low-battery[=P]` (P default 5): the battery level, overriding the
+    /// configuration's. Below the warning threshold (20 %) each connection starts with
+    /// `E0 03 P`; below the refusal threshold (10 %) swipes and POWER ON answer `0B`.
+    public var batteryPercent: UInt8?
+    /// `reset-after=N` (1…65535): the scheduled reset. Each connection starts with `E0 04`
+    /// and the seconds left; when they run out the reader resets and drops the link
+    /// (`reader-reset`).
+    public var resetAfter: UInt16?
+    /// `busy[=N]`: these commands answer `08` (CANCEL is never busy).
+    public var busy: CommandSelection?
+    /// `silent[=N]`: these commands are swallowed: no answer, no effect, as if never received.
+    public var silent: CommandSelection?
+    /// `corrupt-notification=N`: the Nth notification has its last byte inverted.
+    public var corruptNotification: Int?
+    /// `drop-notification=N`: the Nth notification is never sent.
+    public var dropNotification: Int?
+    /// `noise[=N]` (N default 4): a notification of N line-noise bytes (never STX) before every frame.
+    public var noiseLength = 0
+    /// `drop-mid-frame[=N]`: the Nth response (default the first) is cut after half its bytes
+    /// and the link drops (`emulator-dropped`).
+    public var dropMidFrame: Int?
+
+    /// The default: nothing unusual.
+    public init() {}
+}
