@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 
 @main
 struct ReaderCtl: AsyncParsableCommand {
@@ -13,7 +14,22 @@ struct ReaderCtl: AsyncParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
-            EventsCommand.self, DecodeCommand.self,
+            EventsCommand.self, DecodeCommand.self, ScenariosCommand.self,
         ]
     )
+
+    /// Logs go to standard error, so standard output stays the result alone.
+    static func main() async {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

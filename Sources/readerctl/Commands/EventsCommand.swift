@@ -76,7 +76,7 @@ struct EventsCommand: AsyncParsableCommand {
         } else {
             Swift.print(event.description)
         }
-        fflush(stdout)
+        fflush(nil)
     }
 
     private static func identifier(_ event: CardReaderEvent) -> String {

@@ -3,7 +3,7 @@ import Foundation
 
 /// Turns Ctrl-C into Swift task cancellation, so the operation sends CANCEL to the reader
 /// and ends cleanly. A second Ctrl-C exits at once.
-final class InterruptSignal: Sendable {
+final class InterruptSignal {
     private let source: any DispatchSourceSignal
 
     /// Calls `cancel` on the first SIGINT.
