@@ -62,3 +62,76 @@ struct ReaderctlProcess {
             standardError: String(decoding: errorData, as: UTF8.self))
     }
 }
+
+/// A readerctl run the test interacts with while it runs: it can wait for text on standard
+/// error (the prompt) and send Ctrl-C. Every wait is bounded.
+final class InteractiveReaderctl: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSCondition()
+    private var errorText = ""
+    private var outputText = ""
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = ReaderctlProcess.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = ReaderctlProcess.repositoryRoot
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        error.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
+        process.terminationHandler = { [weak self] _ in self?.append(Data(), error: false) }
+        try process.run()
+    }
+
+    private func append(_ data: Data, error: Bool) {
+        lock.lock()
+        if error { errorText += String(decoding: data, as: UTF8.self) } else { outputText += String(decoding: data, as: UTF8.self) }
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Waits until standard error contains `text`; false if it did not within `seconds`.
+    func waitForStandardError(containing text: String, within seconds: TimeInterval = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        while !errorText.contains(text) {
+            guard lock.wait(until: deadline) else { return errorText.contains(text) }
+        }
+        return true
+    }
+
+    func interrupt() {
+        kill(process.processIdentifier, SIGINT)
+    }
+
+    /// The exit status, or nil if it had not ended within `seconds` (it is then killed).
+    func waitForExit(within seconds: TimeInterval = 30) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        lock.lock()
+        while process.isRunning {
+            guard lock.wait(until: deadline) || !process.isRunning else {
+                lock.unlock()
+                process.terminate()
+                return nil
+            }
+        }
+        lock.unlock()
+        return process.terminationStatus
+    }
+
+    var standardError: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return errorText
+    }
+
+    var standardOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return outputText
+    }
+}

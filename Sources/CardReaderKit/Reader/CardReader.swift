@@ -290,6 +290,7 @@ public actor CardReader {
     private func sendCancel() async {
         guard link != nil else { return }
         unansweredCancels += 1
+        logger.trace("→ CANCEL", metadata: ["frame": "\(ReaderCommand.cancel.frame)"])
         do {
             try await write(ReaderCommand.cancel.frame)
         } catch {

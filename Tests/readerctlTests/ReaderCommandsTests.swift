@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// readerctl's reader subcommands against the built-in emulated reader, run as a person or
+/// a script would. Card values are the built-in test cards' (Fixtures/cards): Visa
+/// 4111 1111 1111 1111 expiring 2512, Mastercard 5555 5555 5555 4444 expiring 2712.
+@Suite struct ReaderCommandsTests {
+    @Test func swipePrintsTracksMaskedAndExitsZero() throws {
+        let result = try ReaderctlProcess.run(["swipe", "--emulated"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("track2.pan:         411111******1111"))
+        #expect(!result.standardOutput.contains("4111111111111111"))
+        #expect(result.standardError.contains("Swipe a card…"))
+    }
+
+    @Test(arguments: [
+        (["swipe", "--emulated", "--scenario", "bad-swipe"], Int32(4), "swipe again"),
+        (["swipe", "--emulated", "--scenario", "no-swipe", "--timeout", "1"], 3, "no card was swiped in time"),
+        (["power-on", "--emulated"], 5, "no card in the chip slot"),
+        (["info", "--emulated", "--scenario", "drop-mid-frame"], 6, "link to the reader was lost"),
+        (["swipe", "--emulated", "--scenario", "low-battery"], 7, "battery is too low"),
+        (["swipe", "--emulated", "--timeout", "0"], 64, "--timeout must be within"),
+        (["info"], 64, "--emulated"),
+    ])
+    func outcomesHaveTheirExitStatusAndAMessage(arguments: [String], status: Int32, message: String) throws {
+        let result = try ReaderctlProcess.run(arguments)
+        #expect(result.status == status, "\(arguments)")
+        #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+    }
+
+    @Test func jsonErrorsNameTheOutcome() throws {
+        let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
+        #expect(object?["error"] == "bad-swipe")
+    }
+
+    @Test func emvReadsBothTestCards() throws {
+        let visa = try ReaderctlProcess.run(["emv", "--emulated", "--scenario", "card-inserted", "--json"])
+        #expect(visa.status == 0)
+        let visaFields = try JSONSerialization.jsonObject(with: Data(visa.standardOutput.utf8)) as? [String: String]
+        #expect(visaFields?["pan"] == "411111******1111")
+        #expect(visaFields?["aid"] == "A0000000031010")
+        #expect(visaFields?["expiry"] == "2512")
+
+        let mastercard = try ReaderctlProcess.run([
+            "emv", "--emulated", "--card", "Fixtures/cards/mastercard-test.json", "--scenario", "card-inserted",
+            "--mtu", "247", "--reveal", "--json",
+        ])
+        #expect(mastercard.status == 0)
+        let fields = try JSONSerialization.jsonObject(with: Data(mastercard.standardOutput.utf8)) as? [String: String]
+        #expect(fields?["pan"] == "5555555555554444")
+        #expect(fields?["aid"] == "A0000000041010")
+        #expect(fields?["applicationLabel"] == "MASTERCARD")
+    }
+
+    /// SELECT PPSE (the documentation's APDU): the card's FCI comes back via 61xx + GET RESPONSE.
+    @Test func apduSendsCommandsAndPrintsStatusWords() throws {
+        let result = try ReaderctlProcess.run([
+            "apdu", "--emulated", "--scenario", "card-inserted", "00A404000E325041592E5359532E444446303100",
+        ])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("response.sw:         9000"))
+        #expect(result.standardOutput.contains("response.tlv:        6F(84 A5(BF0C(61(4F 50 87))))"))
+
+        let bad = try ReaderctlProcess.run(["apdu", "--emulated", "00A4"])
+        #expect(bad.status == 64)
+    }
+
+    @Test func eventsPrintAsTheyCome() throws {
+        let result = try ReaderctlProcess.run(["events", "--emulated", "--scenario", "insert-after=1", "--count", "1", "--json"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains(#""event":"card-inserted""#))
+    }
+
+    /// A person presses Ctrl-C while the reader waits for a swipe: the reader gets CANCEL,
+    /// and readerctl exits 130 at once rather than after the 30 s swipe timeout.
+    @Test func ctrlCCancelsASwipeCleanly() throws {
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        #expect(run.waitForStandardError(containing: "Swipe a card"))
+        run.interrupt()
+        let status = run.waitForExit(within: 10)
+        #expect(status == 130)
+        #expect(run.standardError.contains("cancelled"))
+        #expect(run.standardError.contains("→ CANCEL"))
+    }
+
+    @Test func scenariosAreListed() throws {
+        let result = try ReaderctlProcess.run(["scenarios"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("swipe-after=SECONDS"))
+        #expect(result.standardOutput.contains("visa-test"))
+    }
+}
