@@ -24,18 +24,16 @@ struct APDUCommand: AsyncParsableCommand {
     @Flag(help: "Do not follow 61xx with GET RESPONSE nor re-send on 6Cxx.")
     var raw = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for a card to be inserted, 0…255.", valueName: "seconds"))
-    var wait = 0
+    @OptionGroup var insertion: InsertionWaitOption
 
     func validate() throws {
         _ = try commands()
-        guard (0...255).contains(wait) else { throw ValidationError("--wait must be within 0…255 seconds") }
     }
 
     func run() async throws {
         let commands = try commands()
         let options = raw ? APDUExchangeOptions.raw : APDUExchangeOptions()
-        let wait = Duration.seconds(wait)
+        let wait = insertion.duration
         let responses = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
             _ = try await reader.powerOnCard(waitingForInsertion: wait)
             var responses: [ResponseAPDU] = []

@@ -10,15 +10,10 @@ struct PowerOnCommand: AsyncParsableCommand {
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: ArgumentHelp("Seconds to wait for a card to be inserted, 0…255.", valueName: "seconds"))
-    var wait = 0
-
-    func validate() throws {
-        guard (0...255).contains(wait) else { throw ValidationError("--wait must be within 0…255 seconds") }
-    }
+    @OptionGroup var insertion: InsertionWaitOption
 
     func run() async throws {
-        let wait = Duration.seconds(wait)
+        let wait = insertion.duration
         let atr = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
             try await reader.powerOnCard(waitingForInsertion: wait)
         }
