@@ -111,6 +111,7 @@ private struct CardDocument: Decodable {
         do {
             _ = try AnswerToReset(bytes: atr)
         } catch {
+            if case .malformedATR(let reason) = error { throw .invalidATR(reason) }
             throw .invalidATR(error.description)
         }
         guard !document.applications.isEmpty else {
