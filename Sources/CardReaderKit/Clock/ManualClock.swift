@@ -32,6 +32,7 @@ public final class ManualClock: Clock, Sendable {
     private struct Watcher {
         var id: UInt64
         var count: Int
+        var horizon: Instant?
         var continuation: CheckedContinuation<Void, Never>
     }
 
@@ -40,6 +41,12 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
         var watchers: [Watcher] = []
+
+        /// Sleepers due at or before `horizon` (all of them without one).
+        func sleeperCount(dueBy horizon: Instant?) -> Int {
+            guard let horizon else { return sleepers.count }
+            return sleepers.count { $0.deadline <= horizon }
+        }
     }
 
     private let state = Mutex(State())
@@ -63,9 +70,9 @@ public final class ManualClock: Clock, Sendable {
                 let resumeNow: Bool = state.withLock { state in
                     if deadline <= state.now || Task.isCancelled { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    let count = state.sleepers.count
+                    let snapshot = state
                     state.watchers.removeAll { watcher in
-                        guard count >= watcher.count else { return false }
+                        guard snapshot.sleeperCount(dueBy: watcher.horizon) >= watcher.count else { return false }
                         watcher.continuation.resume()
                         return true
                     }
@@ -96,19 +103,26 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits until at least `count` tasks sleep on this clock, or fails after `limit` of
-    /// real time: the bound that keeps a broken test from hanging.
-    public func waitForSleepers(atLeast count: Int = 1, within limit: Duration = .seconds(10)) async throws {
-        let id = state.withLock { state in
+    /// Waits until at least `count` tasks sleep on this clock — counting only those due
+    /// within `horizon` from now, when given — or fails after `limit` of real time: the
+    /// bound that keeps a broken test from hanging.
+    ///
+    /// A horizon names the timer a test means: after asking the emulated reader to swipe in
+    /// 2 s, `waitForSleepers(dueWithin: .seconds(2))` returns once that swipe is scheduled,
+    /// not merely when some other timer sleeps.
+    public func waitForSleepers(
+        atLeast count: Int = 1, dueWithin horizon: Duration? = nil, within limit: Duration = .seconds(10)
+    ) async throws {
+        let (id, deadline) = state.withLock { state in
             state.nextID += 1
-            return state.nextID
+            return (state.nextID, horizon.map { state.now.advanced(by: $0) })
         }
         let reached = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let ready: Bool = self.state.withLock { state in
-                        if state.sleepers.count >= count { return true }
-                        state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                        if state.sleeperCount(dueBy: deadline) >= count { return true }
+                        state.watchers.append(Watcher(id: id, count: count, horizon: deadline, continuation: continuation))
                         return false
                     }
                     if ready { continuation.resume() }
