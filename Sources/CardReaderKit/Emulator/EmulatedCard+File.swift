@@ -23,11 +23,64 @@ extension EmulatedCard {
         } catch {
             throw EmulatedCardFileError(file: file, problem: .notJSON)
         }
+        if let field = Self.unknownField(in: data) {
+            throw EmulatedCardFileError(file: file, problem: .unknownField(field))
+        }
         do {
             self = try document.card()
         } catch {
             throw EmulatedCardFileError(file: file, problem: error)
         }
+    }
+
+    /// The fields format 1 defines, for rejecting misspelt ones.
+    private indirect enum Schema: Sendable {
+        case leaf
+        case object([String: Schema])
+        case array(Schema)
+
+        static let format1 = Schema.object([
+            "format": .leaf, "name": .leaf,
+            "magneticStripe": .object(["track1": .leaf, "track2": .leaf, "track3": .leaf]),
+            "chip": .object([
+                "atr": .leaf,
+                "applications": .array(
+                    .object([
+                        "aid": .leaf, "label": .leaf, "priority": .leaf, "pdol": .leaf, "aip": .leaf,
+                        "records": .array(
+                            .object([
+                                "sfi": .leaf, "record": .leaf,
+                                "objects": .array(.object(["tag": .leaf, "value": .leaf, "text": .leaf])),
+                            ])),
+                    ])),
+            ]),
+        ])
+    }
+
+    /// The path of the first field (in key order) that format 1 does not define, if any.
+    private static func unknownField(in data: Data) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: data) else { return nil }
+        func search(_ value: Any, _ schema: Schema, _ path: String) -> String? {
+            switch schema {
+            case .leaf:
+                return nil
+            case .object(let fields):
+                guard let object = value as? [String: Any] else { return nil }
+                for (key, child) in object.sorted(by: { $0.key < $1.key }) {
+                    let childPath = path.isEmpty ? key : "\(path).\(key)"
+                    guard let childSchema = fields[key] else { return childPath }
+                    if let found = search(child, childSchema, childPath) { return found }
+                }
+                return nil
+            case .array(let element):
+                guard let array = value as? [Any] else { return nil }
+                for (index, child) in array.enumerated() {
+                    if let found = search(child, element, "\(path)[\(index)]") { return found }
+                }
+                return nil
+            }
+        }
+        return search(root, .format1, "")
     }
 
     /// The decoder's error without its debug text, which can quote the offending value.

@@ -62,6 +62,7 @@ public struct EmulatedCard: Sendable, Hashable {
 
         /// The AFL: one entry per run of consecutive records in a file, files in ascending
         /// SFI order, no records for offline data authentication (the emulator signs nothing).
+        /// Records outside SFI 1…30 or numbers 1…255 (which card files reject) are left out.
         public var fileLocator: ApplicationFileLocator {
             var entries: [ApplicationFileLocator.Entry] = []
             func append(_ sfi: Int, _ first: Int, _ last: Int) {

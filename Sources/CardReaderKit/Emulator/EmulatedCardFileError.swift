@@ -20,6 +20,9 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
         case missingField(String)
         /// A field has the wrong JSON type (e.g. a number where text belongs).
         case wrongType(String)
+        /// A field the format does not define (often a misspelt one, which would otherwise
+        /// be ignored silently).
+        case unknownField(String)
         /// The format version is not one this SDK reads.
         case unsupportedFormat(Int)
         /// Neither `magneticStripe` nor `chip`: the card would be blank.
@@ -39,6 +42,7 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
             case .notJSON: "the file is not valid JSON"
             case .missingField(let field): "missing field \(field)"
             case .wrongType(let field): "field \(field) has the wrong type"
+            case .unknownField(let field): "unknown field \(field)"
             case .unsupportedFormat(let version): "format \(version) is not supported (this SDK reads format 1)"
             case .blankCard: "the card has neither magneticStripe nor chip"
             case .invalidHex(let field): "field \(field) is not hex"

@@ -18,6 +18,7 @@ import Logging
 public actor EmulatedReader {
     /// One host connection: its id for ``receive(_:connection:)`` and what the reader sends.
     public struct Connection: Sendable {
+        /// Identifies the connection to ``receive(_:connection:)`` and ``disconnect(connection:)``.
         public let id: Int
         /// TX notifications, in order; then `.dropped` if the reader drops the link. It
         /// finishes when the connection ends either way.
@@ -26,7 +27,9 @@ public actor EmulatedReader {
 
     /// The card the cardholder has, if any.
     public nonisolated let card: EmulatedCard?
+    /// The cardholder's actions and the faults injected.
     public nonisolated let scenario: EmulatorScenario
+    /// What GET INFO reports, the idle timeout and the battery thresholds.
     public nonisolated let configuration: EmulatedReaderConfiguration
 
     private enum TimedAction: Sendable, Equatable {

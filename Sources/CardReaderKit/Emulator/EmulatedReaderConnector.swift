@@ -7,6 +7,7 @@
 /// let link = try await EmulatedReaderConnector(reader: reader, mtu: 247).connect()
 /// ```
 public struct EmulatedReaderConnector: ReaderConnector {
+    /// The reader every link connects to (one link at a time).
     public let reader: EmulatedReader
     /// The ATT MTU the link negotiates: 23 (the default) up to 247.
     public let mtu: Int

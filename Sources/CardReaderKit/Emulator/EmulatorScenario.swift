@@ -43,8 +43,8 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `remove-after=N`: the card leaves the slot N s after the first connection (`E0 02`).
     /// Without `insert-after`, the card is in the slot from the start.
     public var removeAfter: Duration?
-    /// `remove-card-during-apdu[=N]`: the card is pulled out during the Nth ICC APDU (default
-    /// the first): `E0 02`, then the APDU answers `05`.
+    /// `remove-card-during-apdu[=N]`: the card is pulled out during the Nth ICC APDU that
+    /// reaches a powered card (default the first): `E0 02`, then the APDU answers `05`.
     public var removeDuringAPDU: Int?
     /// `battery=P`, `low-battery[=P]` (P default 5): the battery level, overriding the
     /// configuration's. Below the warning threshold (20 %) each connection starts with

@@ -19,15 +19,13 @@ struct NotificationEmitter: Sendable {
     }
 
     /// The notifications that carry `bytes` (one frame, or the part of one that is sent),
-    /// preceded by noise if the scenario asks for it.
+    /// preceded by noise (in notifications of its own) if the scenario asks for it.
     mutating func notifications(for bytes: [UInt8], maximumLength: Int) -> [[UInt8]] {
-        var packets: [[UInt8]] = []
-        if noiseLength > 0 {
-            packets.append((0..<noiseLength).map { Self.noisePattern[$0 % Self.noisePattern.count] })
+        func split(_ bytes: [UInt8]) -> [[UInt8]] {
+            stride(from: 0, to: bytes.count, by: maximumLength).map { Array(bytes[$0..<min($0 + maximumLength, bytes.count)]) }
         }
-        packets += stride(from: 0, to: bytes.count, by: maximumLength).map {
-            Array(bytes[$0..<min($0 + maximumLength, bytes.count)])
-        }
+        let noise = (0..<noiseLength).map { Self.noisePattern[$0 % Self.noisePattern.count] }
+        let packets = split(noise) + split(bytes)
         var sent: [[UInt8]] = []
         for var packet in packets {
             count += 1

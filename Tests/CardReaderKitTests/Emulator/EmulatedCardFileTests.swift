@@ -55,6 +55,12 @@ import Testing
             (#"{"format": 1}"#, .missingField("name")),
             (#"{"format": 2, "name": "x", "magneticStripe": {}}"#, .unsupportedFormat(2)),
             (#"{"format": 1, "name": "x"}"#, .blankCard),
+            (#"{"format": 1, "name": "x", "magneticStripe": {"trak2": ";4111111111111111=2512?"}}"#,
+             .unknownField("magneticStripe.trak2")),
+            (
+                #"{"format": 1, "name": "x", "chip": {"atr": "3B00", "applications": [{"aid": "A0000000031010", "label": "V", "PDOL": "9F3704", "aip": "1C00", "records": []}]}}"#,
+                .unknownField("chip.applications[0].PDOL")
+            ),
             (#"{"format": 1, "name": "x", "magneticStripe": {"track2": 4111111111111111}}"#, .wrongType("magneticStripe.track2")),
             (#"{"format": 1, "name": "x", "magneticStripe": {"track2": "4111111111111111=2512?"}}"#,
              .invalidTrack(MagneticTrackError(track: 2, problem: .missingStartSentinel))),

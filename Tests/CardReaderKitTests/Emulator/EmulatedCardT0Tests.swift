@@ -106,6 +106,8 @@ import Testing
         var host = try await Self.poweredHost(.visaTest)
         _ = try await host.transmit(try .select(name: Self.ppse))
         #expect(try await host.transmit(try .getResponse(expectedLength: 256)).statusWord == StatusWord(0x6C32))
+        // One byte more than waits is already too many.
+        #expect(try await host.transmit(try .getResponse(expectedLength: 0x33)).statusWord == StatusWord(0x6C32))
         // The data still waits.
         #expect(try await host.transmit(try .getResponse(expectedLength: 0x32)).statusWord == .success)
     }

@@ -157,6 +157,13 @@ import Testing
         #expect(host.damage.map(\.reason.identifier) == ["noise", "noise"])
     }
 
+    @Test func noiseLongerThanANotificationIsSplitAtTheMTU() async throws {
+        var host = try await EmulatorHost(scenario: ["noise=45"])
+        #expect(try await host.exchange(.iccStatus).status == .success)
+        // 45 noise bytes at MTU 23: 20 + 20 + 5, then the 9-byte response (7 framing, status, slot state).
+        #expect(host.notifications.map(\.count) == [20, 20, 5, 9])
+    }
+
     @Test(arguments: [23, 247]) func theLinkDropsMidFrame(mtu: Int) async throws {
         var host = try await EmulatorHost(card: .visaSwipeOnly, scenario: ["drop-mid-frame=2"], mtu: mtu)
         #expect(try await host.exchange(.iccStatus).status == .success)
