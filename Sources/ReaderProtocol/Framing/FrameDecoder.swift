@@ -71,19 +71,28 @@ public struct FrameDecoder: Sendable {
 
     /// Feeds one chunk and reports every frame and damaged region it completes.
     public mutating func decode(_ chunk: some Collection<UInt8>, _ handler: (Event) -> Void) {
+        let done: Void? = chunk.withContiguousStorageIfAvailable { decode(contiguous: $0, handler) }
+        if done == nil {
+            Array(chunk).withUnsafeBufferPointer { decode(contiguous: $0, handler) }
+        }
+    }
+
+    /// The decoder's one code path, over contiguous bytes: it stays fast when called from
+    /// other modules, where the generic entry point is not specialized.
+    private mutating func decode(contiguous chunk: UnsafeBufferPointer<UInt8>, _ handler: (Event) -> Void) {
         statistics.bytesReceived += chunk.count
-        var index = chunk.startIndex
-        while index != chunk.endIndex {
+        var index = 0
+        while index < chunk.count {
             if candidate.isEmpty {
                 guard let start = chunk[index...].firstIndex(of: profile.startByte) else {
-                    skipArriving(chunk.distance(from: index, to: chunk.endIndex), handler)
+                    skipArriving(chunk.count - index, handler)
                     return
                 }
-                skipArriving(chunk.distance(from: index, to: start), handler)
+                skipArriving(start - index, handler)
                 index = start
             }
             let wanted = bytesUntilNextDecision() - candidate.count
-            let end = chunk.index(index, offsetBy: wanted, limitedBy: chunk.endIndex) ?? chunk.endIndex
+            let end = min(index + wanted, chunk.count)
             candidate.append(contentsOf: chunk[index..<end])
             index = end
             settle(handler)

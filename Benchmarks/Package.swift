@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// Benchmarks live in their own package so the SDK's users do not fetch their
+// dependencies. Run `Benchmarks/run` from the repository root.
+
+// A path dependency is named after its folder, which depends on where the SDK was cloned.
+let sdk = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "CardReaderKitBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "FrameDecoderBenchmark",
+            dependencies: [
+                .product(name: "ReaderProtocol", package: sdk),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
