@@ -76,7 +76,9 @@ import Testing
     /// and readerctl exits 130 at once rather than after the 30 s swipe timeout.
     @Test func ctrlCCancelsASwipeCleanly() throws {
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
-        #expect(run.waitForStandardError(containing: "Swipe a card"))
+        // The trace line is logged once the command is registered, just before it is written.
+        #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
+        #expect(run.standardError.contains("Swipe a card"))
         run.interrupt()
         let status = run.waitForExit(within: 10)
         #expect(status == 130)
