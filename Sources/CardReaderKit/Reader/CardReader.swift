@@ -54,6 +54,9 @@ public actor CardReader {
 
     public private(set) var state: ConnectionState = .disconnected
     private var link: (any ReaderLink)?
+    /// Counts connections, so that a late item from a previous link's inbound stream is
+    /// never taken for the current link's.
+    private var generation: UInt64 = 0
     private var inboundTask: Task<Void, Never>?
     private var decoder = FrameDecoder()
     private var gate = CommandGate()
@@ -93,13 +96,15 @@ public actor CardReader {
             return
         }
         self.link = link
+        generation += 1
+        let current = generation
         decoder.reset()
         unansweredCancels = 0
         inboundTask = Task { [weak self] in
             for await item in link.inbound {
-                await self?.receive(item)
+                await self?.receive(item, generation: current)
             }
-            await self?.inboundEnded()
+            await self?.inboundEnded(generation: current)
         }
         setState(.connected)
         logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
@@ -242,6 +247,8 @@ public actor CardReader {
         let settled = await withCheckedContinuation { barrier = CancelBarrier(id: id, continuation: $0) }
         timer.cancel()
         guard settled else {
+            if case .lost(let reason) = state { throw .linkLost(reason) }
+            guard link != nil else { throw .notConnected }
             logger.warning("the reader answers neither a timed-out command nor CANCEL")
             throw .readerNotResponding
         }
@@ -269,7 +276,8 @@ public actor CardReader {
         guard let current = exchange, current.id == id, current.result == nil else { return }
         logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(deadline)"])
         finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: deadline)))
-        await sendCancel()
+        // A cancelled command already has its CANCEL on the way.
+        if !current.cancelRequested { await sendCancel() }
     }
 
     private func cancelRequested(_ id: UInt64) async {
@@ -330,7 +338,8 @@ public actor CardReader {
 
     // MARK: - Inbound
 
-    private func receive(_ item: LinkInbound) async {
+    private func receive(_ item: LinkInbound, generation: UInt64) async {
+        guard generation == self.generation else { return }
         switch item {
         case .notification(let bytes):
             decoder.decode(bytes) { event in
@@ -348,8 +357,8 @@ public actor CardReader {
         }
     }
 
-    private func inboundEnded() async {
-        guard let link else { return }
+    private func inboundEnded(generation: UInt64) async {
+        guard generation == self.generation, let link else { return }
         await tearDown(link: link, reason: LinkDropReason(code: "link-closed", detail: "the link ended without a reason"))
     }
 
