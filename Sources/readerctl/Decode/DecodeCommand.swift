@@ -9,7 +9,10 @@ struct DecodeCommand: ParsableCommand {
         discussion: """
             Each input is a recording: one packet per line, '>' for a host-to-reader write, \
             '<' for a reader-to-host notification, hex bytes with or without spaces, an \
-            optional timestamp (seconds) before the mark, '#' comments. Packets are \
+            optional timestamp (seconds) before the mark, '#' comments. A btsnoop capture \
+            (btmon -w, Android's HCI snoop log) works too: the ATT writes to the reader's RX \
+            characteristic and its TX notifications are taken, as the central saw them, and \
+            'line' is the capture's record number. Packets are \
             reassembled per direction as the reader's frames are, and every frame is printed \
             in order with its command, status and decoded fields; every damaged region \
             (noise, bad length, bad checksum, truncated tail) with its offset and reason.

@@ -28,7 +28,8 @@ struct DecodeOutput {
 
     private func text(_ record: DecodedRecord) -> String {
         let arrow = record.direction == "host-to-reader" ? "host → reader" : "reader → host"
-        var head = "line \(record.line)".padding(toLength: 9, withPad: " ", startingAt: 0) + arrow + "  "
+        let label = "line \(record.line)"
+        var head = label + String(repeating: " ", count: max(1, 9 - label.count)) + arrow + "  "
         if record.type == "damage" {
             head += "DAMAGE at offset \(record.offset), \(record.length) bytes: \(record.detail ?? record.reason ?? "")"
             return head

@@ -1,7 +1,8 @@
 import Foundation
 import ReaderProtocol
 
-/// Reads a recording from a path, or from standard input for `-`.
+/// Reads a recording — the text format, or a btsnoop capture — from a path, or from
+/// standard input for `-`.
 enum RecordingInput {
     struct Failure: Error, CustomStringConvertible {
         var source: String
@@ -22,8 +23,16 @@ enum RecordingInput {
             }
             data = contents
         }
+        let bytes = [UInt8](data)
+        if BTSnoopFile.isBTSnoop(bytes) {
+            do {
+                return try ReaderATTTraffic.packets(in: try BTSnoopFile(bytes: bytes))
+            } catch {
+                throw Failure(source: source, reason: error.description)
+            }
+        }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw Failure(source: source, reason: "is not a text recording (not UTF-8)")
+            throw Failure(source: source, reason: "is neither a text recording nor a btsnoop capture")
         }
         do {
             return try PacketRecordingText.parse(text)
