@@ -41,6 +41,24 @@ public struct BluetoothAdapter: Sendable {
             timeout: .seconds(10), operation: "removing \(path)")
     }
 
+    /// Every device of this adapter BlueZ knows now, then every addition or change
+    /// (e.g. `Connected`), without starting a discovery. The stream finishes when the
+    /// consumer stops, the bus is lost, or bluetoothd restarts.
+    public func deviceUpdates() async throws(BluetoothError) -> AsyncStream<BluetoothDeviceInfo> {
+        let events = try await session.events()
+        let known = try await knownDevices()
+        let (stream, continuation) = AsyncStream.makeStream(of: BluetoothDeviceInfo.self)
+        let adapterPath = path
+        let pump = Task {
+            await DeviceTracker.follow(events: events, known: known, adapterPath: adapterPath) { update in
+                if case .success(let device) = update { continuation.yield(device) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return stream
+    }
+
     /// Starts an LE discovery (`SetDiscoveryFilter {Transport: le, DuplicateData: true}`,
     /// `StartDiscovery`) and reports matching devices: first those BlueZ already knows,
     /// then every addition or change (name, RSSI, …) live. Discovery stops when the

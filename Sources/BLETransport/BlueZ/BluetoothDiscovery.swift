@@ -49,36 +49,11 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
         session.logger.debug("discovery started", metadata: ["adapter": "\(adapter.name)", "filter": "\(filter.summary)"])
 
         let (stream, continuation) = AsyncStream.makeStream(of: Result<BluetoothDeviceInfo, BluetoothError>.self)
-        let adapterPath = adapter.path
         let pump = Task {
-            var devices: [DBusObjectPath: BluetoothDeviceInfo] = [:]
-            for device in known {
-                devices[device.path] = device
-                if filter.matches(device) { continuation.yield(.success(device)) }
-            }
-            for await event in events {
-                var updated: BluetoothDeviceInfo?
-                switch event {
-                case .interfacesAdded(let added):
-                    guard let properties = added.interfaces[BlueZNames.deviceInterface],
-                        let device = BluetoothDeviceInfo(path: added.objectPath, properties: properties),
-                        device.adapterPath == adapterPath
-                    else { continue }
-                    updated = device
-                case .propertiesChanged(let change):
-                    guard change.interface == BlueZNames.deviceInterface, var device = devices[change.path] else { continue }
-                    device.apply(changed: change.changed, invalidated: change.invalidated)
-                    updated = device
-                case .interfacesRemoved(let removed):
-                    if removed.interfaces.contains(BlueZNames.deviceInterface) { devices[removed.objectPath] = nil }
-                case .ownerChanged(let change):
-                    continuation.yield(.failure(.linkLost(.bluetoothdRestarted(newOwner: change.newOwner))))
-                    continuation.finish()
-                    return
-                }
-                if let updated {
-                    devices[updated.path] = updated
-                    if filter.matches(updated) { continuation.yield(.success(updated)) }
+            await DeviceTracker.follow(events: events, known: known, adapterPath: adapter.path) { update in
+                switch update {
+                case .success(let device) where !filter.matches(device): break
+                default: continuation.yield(update)
                 }
             }
             continuation.finish()
