@@ -30,7 +30,7 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
         name = properties["Name"]?.stringValue
         alias = properties["Alias"]?.stringValue
         rssi = properties["RSSI"]?.int16Value
-        serviceUUIDs = (properties["UUIDs"]?.stringArrayValue ?? []).compactMap(BluetoothUUID.init)
+        serviceUUIDs = (properties["UUIDs"]?.stringArrayValue ?? []).compactMap { BluetoothUUID(parsing: $0) }
         isConnected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
     }
@@ -42,7 +42,7 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
             case "Name": name = value.stringValue
             case "Alias": alias = value.stringValue
             case "RSSI": rssi = value.int16Value
-            case "UUIDs": serviceUUIDs = (value.stringArrayValue ?? []).compactMap(BluetoothUUID.init)
+            case "UUIDs": serviceUUIDs = (value.stringArrayValue ?? []).compactMap { BluetoothUUID(parsing: $0) }
             case "Connected": isConnected = value.boolValue ?? false
             case "ServicesResolved": servicesResolved = value.boolValue ?? false
             case "AddressType": addressType = value.stringValue

@@ -8,7 +8,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
     static let baseSuffix = "-0000-1000-8000-00805f9b34fb"
 
     /// Parses a 16-bit, 32-bit or 128-bit UUID; nil if it is none of these.
-    public init?(_ text: String) {
+    public init?(parsing text: String) {
         let lower = text.lowercased()
         let hex = lower.filter { $0 != "-" }
         guard hex.allSatisfy(\.isHexDigit), hex.allSatisfy(\.isASCII) else { return nil }
@@ -26,7 +26,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
     /// A literal that must be a valid UUID; an invalid literal keeps its lower-cased text
     /// (and so matches nothing BlueZ reports).
     public init(stringLiteral value: String) {
-        uuidString = BluetoothUUID(value)?.uuidString ?? value.lowercased()
+        uuidString = BluetoothUUID(parsing: value)?.uuidString ?? value.lowercased()
     }
 
     /// The 16-bit form (`180a`) for UUIDs on the Bluetooth base, else nil.

@@ -14,19 +14,19 @@ public struct GattTable: Sendable, Hashable {
         var characteristics: [DBusObjectPath: GattCharacteristicInfo] = [:]
         var descriptors: [(parent: DBusObjectPath, GattDescriptorInfo)] = []
         for (path, interfaces) in objects where devicePath.isAncestor(of: path) {
-            if let p = interfaces[BlueZNames.gattServiceInterface], let uuid = p["UUID"]?.stringValue.flatMap(BluetoothUUID.init) {
+            if let p = interfaces[BlueZNames.gattServiceInterface], let uuid = Self.uuid(p) {
                 services[path] = GattServiceInfo(
                     path: path, uuid: uuid, isPrimary: p["Primary"]?.boolValue ?? true, characteristics: [])
             }
             if let p = interfaces[BlueZNames.gattCharacteristicInterface],
-                let uuid = p["UUID"]?.stringValue.flatMap(BluetoothUUID.init), let service = p["Service"]?.objectPathValue
+                let uuid = Self.uuid(p), let service = p["Service"]?.objectPathValue
             {
                 characteristics[path] = GattCharacteristicInfo(
                     path: path, servicePath: service, uuid: uuid, flags: p["Flags"]?.stringArrayValue ?? [],
                     mtu: p["MTU"]?.intValue, value: nil, descriptors: [])
             }
             if let p = interfaces[BlueZNames.gattDescriptorInterface],
-                let uuid = p["UUID"]?.stringValue.flatMap(BluetoothUUID.init),
+                let uuid = Self.uuid(p),
                 let characteristic = p["Characteristic"]?.objectPathValue
             {
                 descriptors.append(
@@ -40,6 +40,10 @@ public struct GattTable: Sendable, Hashable {
             services[characteristic.servicePath]?.characteristics.append(characteristic)
         }
         self.services = services.values.sorted { $0.path < $1.path }
+    }
+
+    private static func uuid(_ properties: [String: DBusValue]) -> BluetoothUUID? {
+        properties["UUID"]?.stringValue.flatMap { BluetoothUUID(parsing: $0) }
     }
 
     /// The first service with `uuid`.
@@ -72,6 +76,19 @@ public struct GattCharacteristicInfo: Sendable, Hashable {
     public var mtu: Int?
     public var value: [UInt8]?
     public var descriptors: [GattDescriptorInfo]
+
+    public init(
+        path: DBusObjectPath, servicePath: DBusObjectPath, uuid: BluetoothUUID, flags: [String], mtu: Int? = nil,
+        value: [UInt8]? = nil, descriptors: [GattDescriptorInfo] = []
+    ) {
+        self.path = path
+        self.servicePath = servicePath
+        self.uuid = uuid
+        self.flags = flags
+        self.mtu = mtu
+        self.value = value
+        self.descriptors = descriptors
+    }
 }
 
 /// One descriptor of a remote characteristic.
