@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit"]),
         .testTarget(name: "readerctlTests"),
+        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,72 @@
+/// A local Bluetooth controller (`org.bluez.Adapter1`), e.g. `hci0`.
+public struct BluetoothAdapter: Sendable {
+    public let session: BluetoothSession
+    /// `hci0`.
+    public let name: String
+    /// `/org/bluez/hci0`.
+    public let path: DBusObjectPath
+    public let address: String
+    /// Whether the adapter was powered when it was looked up.
+    public let isPowered: Bool
+
+    init?(session: BluetoothSession, path: DBusObjectPath, properties: [String: DBusValue]) {
+        self.session = session
+        self.path = path
+        name = path.lastElement
+        address = properties["Address"]?.stringValue ?? ""
+        isPowered = properties["Powered"]?.boolValue ?? false
+    }
+
+    /// The devices BlueZ currently knows on this adapter (seen earlier, connected, or
+    /// found by a running discovery).
+    public func knownDevices() async throws(BluetoothError) -> [BluetoothDeviceInfo] {
+        try await session.managedObjects().compactMap { path, interfaces in
+            guard let properties = interfaces[BlueZNames.deviceInterface],
+                let device = BluetoothDeviceInfo(path: path, properties: properties),
+                device.adapterPath == self.path
+            else { return nil }
+            return device
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// A handle on the device at `path` (no D-Bus traffic).
+    public func device(at path: DBusObjectPath) -> BluetoothDevice {
+        BluetoothDevice(session: session, path: path)
+    }
+
+    /// Makes BlueZ forget a device (`Adapter1.RemoveDevice`); it must be rediscovered.
+    public func removeDevice(at path: DBusObjectPath) async throws(BluetoothError) {
+        try await session.call(
+            self.path, BlueZNames.adapterInterface, "RemoveDevice", [.objectPath(path)],
+            timeout: .seconds(10), operation: "removing \(path)")
+    }
+
+    /// Every device of this adapter BlueZ knows now, then every addition or change
+    /// (e.g. `Connected`), without starting a discovery. The stream finishes when the
+    /// consumer stops, the bus is lost, or bluetoothd restarts.
+    public func deviceUpdates() async throws(BluetoothError) -> AsyncStream<BluetoothDeviceInfo> {
+        let events = try await session.events()
+        let known = try await knownDevices()
+        let (stream, continuation) = AsyncStream.makeStream(of: BluetoothDeviceInfo.self)
+        let adapterPath = path
+        let pump = Task {
+            await DeviceTracker.follow(events: events, known: known, adapterPath: adapterPath) { update in
+                if case .success(let device) = update { continuation.yield(device) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return stream
+    }
+
+    /// Starts an LE discovery (`SetDiscoveryFilter {Transport: le, DuplicateData: true}`,
+    /// `StartDiscovery`) and reports matching devices: first those BlueZ already knows,
+    /// then every addition or change (name, RSSI, …) live. Discovery stops when the
+    /// consumer stops iterating or calls ``BluetoothDiscovery/stop()``. The sequence
+    /// throws ``BluetoothError/linkLost(_:)`` if bluetoothd restarts.
+    public func discover(_ filter: DiscoveryFilter = DiscoveryFilter()) async throws(BluetoothError)
+        -> BluetoothDiscovery
+    {
+        try await BluetoothDiscovery.start(adapter: self, filter: filter)
+    }
+}

@@ -1,0 +1,34 @@
+/// A remote device known to BlueZ (`org.bluez.Device1`).
+public struct BluetoothDevice: Sendable {
+    public let session: BluetoothSession
+    /// `/org/bluez/hci1/dev_AA_BB_CC_DD_EE_FF`.
+    public let path: DBusObjectPath
+
+    public init(session: BluetoothSession, path: DBusObjectPath) {
+        self.session = session
+        self.path = path
+    }
+
+    /// The device's current properties.
+    public func info() async throws(BluetoothError) -> BluetoothDeviceInfo {
+        let properties: [String: DBusValue]
+        do throws(DBusError) {
+            properties = try await session.connection.getAllProperties(
+                interface: BlueZNames.deviceInterface, destination: BlueZNames.service, path: path, timeout: .seconds(10))
+        } catch {
+            throw BluetoothError(error, operation: "reading \(path)")
+        }
+        guard let info = BluetoothDeviceInfo(path: path, properties: properties) else {
+            throw .unexpectedReply("\(path) has no Address")
+        }
+        return info
+    }
+
+    /// Connects (`Device1.Connect`) and waits until BlueZ has resolved the services,
+    /// within `timeout`. A device that is already connected is used as it is.
+    /// `le-connection-abort-by-local` and `InProgress` are retried, up to `attempts`
+    /// connection attempts in all.
+    public func connect(timeout: Duration, attempts: Int = 3) async throws(BluetoothError) -> GattConnection {
+        try await GattConnection.open(self, timeout: timeout, attempts: attempts)
+    }
+}

@@ -1,0 +1,99 @@
+import Synchronization
+
+/// A running LE discovery: an `AsyncSequence` of device updates (see
+/// ``BluetoothAdapter/discover(_:)``). Each element is the device's current state, so a
+/// device appears again whenever its name or RSSI changes.
+public final class BluetoothDiscovery: AsyncSequence, Sendable {
+    public typealias Element = BluetoothDeviceInfo
+    public typealias Failure = BluetoothError
+
+    private let stream: AsyncStream<Result<BluetoothDeviceInfo, BluetoothError>>
+    private let adapter: BluetoothAdapter
+    private let pump: Task<Void, Never>
+    private let stopped = Atomic<Bool>(false)
+
+    private init(
+        adapter: BluetoothAdapter, stream: AsyncStream<Result<BluetoothDeviceInfo, BluetoothError>>,
+        pump: Task<Void, Never>
+    ) {
+        self.adapter = adapter
+        self.stream = stream
+        self.pump = pump
+    }
+
+    deinit {
+        pump.cancel()
+        if !stopped.load(ordering: .relaxed) {
+            let adapter = adapter
+            Task { await BluetoothDiscovery.stopDiscovery(on: adapter) }
+        }
+    }
+
+    static func start(adapter: BluetoothAdapter, filter: DiscoveryFilter) async throws(BluetoothError)
+        -> BluetoothDiscovery
+    {
+        let session = adapter.session
+        let events = try await session.events()
+        let known = try await adapter.knownDevices()
+        try await session.call(
+            adapter.path, BlueZNames.adapterInterface, "SetDiscoveryFilter",
+            [.stringVariantDictionary(["Transport": .string("le"), "DuplicateData": .bool(true)])],
+            timeout: .seconds(10), operation: "SetDiscoveryFilter on \(adapter.name)")
+        do throws(BluetoothError) {
+            try await session.call(
+                adapter.path, BlueZNames.adapterInterface, "StartDiscovery", timeout: .seconds(10),
+                operation: "StartDiscovery on \(adapter.name)")
+        } catch where error.errorName == BlueZNames.ErrorName.inProgress {
+            // This client's discovery is already running: keep using it.
+        }
+        session.logger.debug("discovery started", metadata: ["adapter": "\(adapter.name)", "filter": "\(filter.summary)"])
+
+        let (stream, continuation) = AsyncStream.makeStream(of: Result<BluetoothDeviceInfo, BluetoothError>.self)
+        let pump = Task {
+            await DeviceTracker.follow(events: events, known: known, adapterPath: adapter.path) { update in
+                switch update {
+                case .success(let device) where !filter.matches(device): break
+                default: continuation.yield(update)
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return BluetoothDiscovery(adapter: adapter, stream: stream, pump: pump)
+    }
+
+    /// Stops the discovery (`StopDiscovery`) and ends the sequence. Idempotent.
+    public func stop() async {
+        pump.cancel()
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        await Self.stopDiscovery(on: adapter)
+    }
+
+    private static func stopDiscovery(on adapter: BluetoothAdapter) async {
+        do {
+            try await adapter.session.call(
+                adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5),
+                operation: "StopDiscovery on \(adapter.name)")
+        } catch {
+            adapter.session.logger.debug("StopDiscovery: \(error)")
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator())
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Result<BluetoothDeviceInfo, BluetoothError>>.AsyncIterator
+
+        public mutating func next() async throws(BluetoothError) -> BluetoothDeviceInfo? {
+            try await base.next()?.get()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(BluetoothError)
+            -> BluetoothDeviceInfo?
+        {
+            try await base.next(isolation: actor)?.get()
+        }
+    }
+}

@@ -1,0 +1,424 @@
+/// A connection to a remote device with resolved GATT services: binds characteristics,
+/// receives notifications and writes, and notices the link going away.
+///
+/// The connection follows BlueZ's signals (subscribed before the first state is read):
+/// `Connected` going false, the device object vanishing, a characteristic in use
+/// vanishing, or `org.bluez` changing owner end it with a ``BluetoothLinkLoss``
+/// (``linkLoss``); calls in flight then fail at once with
+/// ``BluetoothError/linkLost(_:)`` and notification streams finish.
+public actor GattConnection {
+    public nonisolated let device: BluetoothDevice
+    nonisolated var session: BluetoothSession { device.session }
+    nonisolated var path: DBusObjectPath { device.path }
+
+    /// The device's properties, kept current.
+    public private(set) var info: BluetoothDeviceInfo?
+    /// Why the link ended, once it has ended on its own.
+    public private(set) var linkLoss: BluetoothLinkLoss?
+
+    private var closed = false
+    private var established = false
+    private var deviceRemoved = false
+    private var connectedSeen = false
+    private var droppedDuringSetup = false
+    private var pump: Task<Void, Never>?
+    private var nextID = 0
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var calls: [Int: Task<Result<[DBusValue], BluetoothError>, Never>] = [:]
+    private var subscribers: [DBusObjectPath: AsyncStream<[UInt8]>.Continuation] = [:]
+    private var attributesInUse: Set<DBusObjectPath> = []
+    private var mtus: [DBusObjectPath: Int] = [:]
+    private var writing = false
+    private var writeQueue: [CheckedContinuation<Void, Never>] = []
+
+    private init(device: BluetoothDevice) {
+        self.device = device
+    }
+
+    static func open(_ device: BluetoothDevice, timeout: Duration, attempts: Int) async throws(BluetoothError)
+        -> GattConnection
+    {
+        let connection = GattConnection(device: device)
+        do throws(BluetoothError) {
+            try await connection.establish(deadline: .now + timeout, timeout: timeout, attempts: max(1, attempts))
+        } catch {
+            await connection.abandon()
+            throw error
+        }
+        return connection
+    }
+
+    /// The device as a short text for messages.
+    private var name: String { info?.summary ?? path.rawValue }
+
+    // MARK: - Connecting
+
+    private func establish(deadline: ContinuousClock.Instant, timeout: Duration, attempts: Int) async throws(BluetoothError) {
+        let events = try await session.events()
+        pump = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+            await self?.lose(.busLost("the D-Bus connection ended"))
+        }
+        info = try await device.info()
+        if info?.isConnected == true {
+            session.logger.debug("device already connected", metadata: ["device": "\(name)"])
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            connectedSeen = info?.isConnected ?? false
+            droppedDuringSetup = false
+            do throws(BluetoothError) {
+                if info?.isConnected != true {
+                    try await connectCall(deadline: deadline, timeout: timeout)
+                }
+                try await waitForServices(deadline: deadline, timeout: timeout)
+                established = true
+                session.logger.debug("connected, services resolved", metadata: ["device": "\(name)", "attempt": "\(attempt)"])
+                return
+            } catch {
+                guard attempt < attempts, Self.isRetryable(error), ContinuousClock.now < deadline else { throw error }
+                session.logger.debug("connect attempt failed, retrying", metadata: ["device": "\(name)", "error": "\(error)"])
+                await sleep(for: .milliseconds(250 * attempt), until: deadline)
+            }
+        }
+    }
+
+    /// Errors worth another `Connect`: an aborted LE connection, an operation in progress,
+    /// a link that dropped while services were being resolved.
+    static func isRetryable(_ error: BluetoothError) -> Bool {
+        switch error {
+        case .bluez(_, let name, let message):
+            return name == BlueZNames.ErrorName.inProgress
+                || (name == BlueZNames.ErrorName.failed
+                    && (message.contains("abort-by-local") || message.contains("le-connection-abort")
+                        || message.contains("Software caused connection abort")))
+        case .linkLost(let loss): return loss.code == "remote-disconnected"
+        default: return false
+        }
+    }
+
+    private func connectCall(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw .timedOut("connecting to \(name)", after: timeout) }
+        do throws(BluetoothError) {
+            try await perform(
+                BlueZNames.deviceInterface, "Connect", timeout: remaining, operation: "Connect to \(name)")
+        } catch where error.errorName == BlueZNames.ErrorName.alreadyConnected {
+            return
+        } catch where error.errorName == DBusErrorName.noReply {
+            throw .timedOut("connecting to \(name)", after: timeout)
+        }
+    }
+
+    private func waitForServices(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
+        while true {
+            if let linkLoss { throw .linkLost(linkLoss) }
+            if deviceRemoved { throw .linkLost(.deviceRemoved(name)) }
+            if droppedDuringSetup { throw .linkLost(.remoteDisconnected(name)) }
+            if let info, info.isConnected, info.servicesResolved { return }
+            if Task.isCancelled { throw .cancelled }
+            guard ContinuousClock.now < deadline else {
+                throw .timedOut("connecting to \(name) and resolving its services", after: timeout)
+            }
+            await waitForChange(until: deadline)
+        }
+    }
+
+    /// After a failed connect: stop BlueZ's connection attempt and the signal pump.
+    private func abandon() async {
+        closed = true
+        if info?.isConnected != true || !established {
+            _ = try? await session.call(
+                path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(5), operation: "Disconnect \(name)")
+        }
+        finish()
+    }
+
+    // MARK: - GATT
+
+    /// Every service, characteristic and descriptor, with the values of readable
+    /// characteristics and descriptors when `readValues` (unreadable ones stay nil).
+    public func gattTable(readValues: Bool = true) async throws(BluetoothError) -> GattTable {
+        var table = GattTable(objects: try await session.managedObjects(), devicePath: path)
+        guard readValues else { return table }
+        for s in table.services.indices {
+            for c in table.services[s].characteristics.indices {
+                let characteristic = table.services[s].characteristics[c]
+                if characteristic.flags.contains("read") {
+                    table.services[s].characteristics[c].value = try? await readValue(
+                        characteristic.path, BlueZNames.gattCharacteristicInterface)
+                }
+                for d in characteristic.descriptors.indices where characteristic.descriptors[d].flags.contains("read") {
+                    table.services[s].characteristics[c].descriptors[d].value = try? await readValue(
+                        characteristic.descriptors[d].path, BlueZNames.gattDescriptorInterface)
+                }
+            }
+        }
+        return table
+    }
+
+    /// The characteristic `uuid` of service `service`; ``BluetoothError/missingAttribute(_:)``
+    /// names what is missing and what the device has instead.
+    public func characteristic(_ uuid: BluetoothUUID, inService service: BluetoothUUID) async throws(BluetoothError)
+        -> GattCharacteristic
+    {
+        let table = GattTable(objects: try await session.managedObjects(), devicePath: path)
+        guard let serviceInfo = table.service(service) else {
+            let found = table.services.map(\.uuid.description).joined(separator: ", ")
+            throw .missingAttribute("\(name) has no GATT service \(service) (services: \(found.isEmpty ? "none" : found))")
+        }
+        guard let info = serviceInfo.characteristic(uuid) else {
+            let found = serviceInfo.characteristics.map(\.uuid.description).joined(separator: ", ")
+            throw .missingAttribute(
+                "service \(service) of \(name) has no characteristic \(uuid) (characteristics: \(found.isEmpty ? "none" : found))")
+        }
+        if let mtu = info.mtu { mtus[info.path] = mtu }
+        attributesInUse.insert(info.path)
+        return GattCharacteristic(info, serviceUUID: service)
+    }
+
+    /// Reads a characteristic's value (`ReadValue`).
+    public func read(_ characteristic: GattCharacteristic) async throws(BluetoothError) -> [UInt8] {
+        try await readValue(characteristic.path, BlueZNames.gattCharacteristicInterface)
+    }
+
+    private func readValue(_ path: DBusObjectPath, _ interface: String) async throws(BluetoothError) -> [UInt8] {
+        let reply = try await perform(
+            interface, "ReadValue", [.stringVariantDictionary([:])], at: path, timeout: .seconds(10),
+            operation: "ReadValue of \(path)")
+        guard let bytes = reply.first?.bytesValue else { throw .unexpectedReply("ReadValue of \(path) returned no bytes") }
+        return bytes
+    }
+
+    /// Subscribes to notifications (`StartNotify`): each `PropertiesChanged(Value)` of
+    /// the characteristic, in order. Returns once BlueZ has enabled them; the stream
+    /// finishes when the connection ends (see ``linkLoss``).
+    public func notifications(of characteristic: GattCharacteristic) async throws(BluetoothError) -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        subscribers[characteristic.path]?.finish()
+        subscribers[characteristic.path] = continuation
+        attributesInUse.insert(characteristic.path)
+        do throws(BluetoothError) {
+            try await perform(
+                BlueZNames.gattCharacteristicInterface, "StartNotify", at: characteristic.path, timeout: .seconds(10),
+                operation: "StartNotify on \(characteristic.uuid)")
+        } catch {
+            subscribers[characteristic.path] = nil
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+
+    /// The largest value one write to `characteristic` carries now: MTU − 3 (20 when
+    /// BlueZ reports no MTU).
+    public func maximumWriteLength(for characteristic: GattCharacteristic) -> Int {
+        GattWriteChunking.payloadLength(mtu: mtus[characteristic.path] ?? characteristic.mtu)
+    }
+
+    /// Writes `bytes` in pieces of ``maximumWriteLength(for:)``, one `WriteValue` in
+    /// flight per connection; `org.bluez.Error.InProgress` is back-pressure and is retried
+    /// after a short, bounded backoff. `type` defaults to the characteristic's
+    /// ``GattCharacteristic/defaultWriteType``.
+    public func write(_ bytes: [UInt8], to characteristic: GattCharacteristic, type: GattWriteType? = nil)
+        async throws(BluetoothError)
+    {
+        guard let type = type ?? characteristic.defaultWriteType else {
+            throw .bluez(
+                operation: "writing to \(characteristic.uuid)", name: BlueZNames.ErrorName.notSupported,
+                message: "the characteristic is not writable (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
+        }
+        await acquireWriteSlot()
+        defer { releaseWriteSlot() }
+        for chunk in GattWriteChunking.chunks(bytes, length: maximumWriteLength(for: characteristic)) {
+            try await writeChunk(chunk, to: characteristic, type: type)
+        }
+    }
+
+    private static let inProgressRetries = 20
+
+    private func writeChunk(_ chunk: [UInt8], to characteristic: GattCharacteristic, type: GattWriteType)
+        async throws(BluetoothError)
+    {
+        var backoff = Duration.milliseconds(5)
+        for attempt in 1...Self.inProgressRetries {
+            do throws(BluetoothError) {
+                try await perform(
+                    BlueZNames.gattCharacteristicInterface, "WriteValue",
+                    [.bytes(chunk), .stringVariantDictionary(["type": .string(type.rawValue)])],
+                    at: characteristic.path, timeout: .seconds(10), operation: "WriteValue to \(characteristic.uuid)")
+                return
+            } catch where error.errorName == BlueZNames.ErrorName.inProgress && attempt < Self.inProgressRetries {
+                await sleep(for: backoff, until: .now + backoff)
+                backoff = min(backoff * 2, .milliseconds(100))
+            }
+        }
+    }
+
+    private func acquireWriteSlot() async {
+        guard writing else {
+            writing = true
+            return
+        }
+        await withCheckedContinuation { writeQueue.append($0) }
+    }
+
+    private func releaseWriteSlot() {
+        if writeQueue.isEmpty { writing = false } else { writeQueue.removeFirst().resume() }
+    }
+
+    // MARK: - Closing
+
+    /// Stops notifications and disconnects the device (`Device1.Disconnect`). Idempotent.
+    public func disconnect() async {
+        guard !closed else { return }
+        closed = true
+        let wasLost = linkLoss != nil
+        let notifying = Array(subscribers.keys)
+        finish()
+        guard !wasLost else { return }
+        for characteristic in notifying {
+            _ = try? await session.call(
+                characteristic, BlueZNames.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2),
+                operation: "StopNotify")
+        }
+        _ = try? await session.call(
+            path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10), operation: "Disconnect \(name)")
+    }
+
+    private func finish() {
+        pump?.cancel()
+        pump = nil
+        for call in calls.values { call.cancel() }
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+        wakeAll()
+    }
+
+    private func lose(_ loss: BluetoothLinkLoss) {
+        guard linkLoss == nil, !closed else { return }
+        linkLoss = loss
+        session.logger.info("Bluetooth link lost", metadata: ["device": "\(name)", "reason": "\(loss.code)"])
+        finish()
+    }
+
+    // MARK: - Signals
+
+    private func handle(_ event: BlueZEvent) {
+        switch event {
+        case .propertiesChanged(let change):
+            if change.path == path, change.interface == BlueZNames.deviceInterface {
+                info?.apply(changed: change.changed, invalidated: change.invalidated)
+                if let connected = change.changed["Connected"]?.boolValue {
+                    if connected {
+                        connectedSeen = true
+                    } else if established {
+                        lose(.remoteDisconnected(name))
+                    } else if connectedSeen {
+                        droppedDuringSetup = true
+                    }
+                }
+                wakeAll()
+            } else if change.interface == BlueZNames.gattCharacteristicInterface {
+                if let mtu = change.changed["MTU"]?.intValue { mtus[change.path] = mtu }
+                if let value = change.changed["Value"]?.bytesValue, let subscriber = subscribers[change.path] {
+                    subscriber.yield(value)
+                }
+            }
+        case .interfacesRemoved(let removed):
+            if removed.objectPath == path, removed.interfaces.contains(BlueZNames.deviceInterface) {
+                deviceRemoved = true
+                if established { lose(.deviceRemoved(name)) }
+                wakeAll()
+            } else if established, attributesInUse.contains(removed.objectPath) {
+                lose(.attributesRemoved(removed.objectPath.rawValue))
+            }
+        case .interfacesAdded:
+            break
+        case .ownerChanged(let change):
+            lose(.bluetoothdRestarted(newOwner: change.newOwner))
+        }
+    }
+
+    // MARK: - Calls and waits
+
+    /// A BlueZ call that ends at once (with the link loss) if the link drops meanwhile.
+    @discardableResult
+    private func perform(
+        _ interface: String, _ member: String, _ arguments: [DBusValue] = [], at target: DBusObjectPath? = nil,
+        timeout: Duration, operation: String
+    ) async throws(BluetoothError) -> [DBusValue] {
+        if let linkLoss { throw .linkLost(linkLoss) }
+        if closed { throw .closed }
+        let id = makeID()
+        let session = self.session
+        let objectPath = target ?? path
+        let task = Task { () -> Result<[DBusValue], BluetoothError> in
+            do throws(BluetoothError) {
+                return .success(
+                    try await session.call(objectPath, interface, member, arguments, timeout: timeout, operation: operation))
+            } catch {
+                return .failure(error)
+            }
+        }
+        calls[id] = task
+        let result = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        calls[id] = nil
+        switch result {
+        case .success(let body): return body
+        case .failure(let error):
+            if let linkLoss { throw .linkLost(linkLoss) }
+            if closed { throw .closed }
+            throw error
+        }
+    }
+
+    private func makeID() -> Int {
+        nextID += 1
+        return nextID
+    }
+
+    /// Returns at the next state change, at `deadline`, or on cancellation.
+    private func waitForChange(until deadline: ContinuousClock.Instant) async {
+        let id = makeID()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await self?.wake(id)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled || closed {
+                    continuation.resume()
+                } else {
+                    waiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.wake(id) }
+        }
+        timer.cancel()
+    }
+
+    /// Sleeps for `duration` (not past `deadline`), returning early on cancellation.
+    private func sleep(for duration: Duration, until deadline: ContinuousClock.Instant) async {
+        try? await Task.sleep(until: min(.now + duration, deadline), clock: .continuous)
+    }
+
+    private func wake(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeAll() {
+        let all = waiters
+        waiters = [:]
+        for continuation in all.values { continuation.resume() }
+    }
+}

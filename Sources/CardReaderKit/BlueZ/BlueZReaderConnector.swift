@@ -1,0 +1,112 @@
+import BLETransport
+import Logging
+
+/// Opens links to a VPOS reader over BlueZ: finds it by name prefix (`VPOS3356-1A2B`,
+/// `VPOS`) or address on an adapter (the first powered one by default), discovers,
+/// connects, binds the ISSC TX and RX characteristics and enables notifications.
+///
+/// ```swift
+/// let reader = CardReader(connector: BlueZReaderConnector(reader: "VPOS3356-1A2B", adapter: "hci1"))
+/// try await reader.connect(timeout: .seconds(15))
+/// ```
+/// A reader already connected in BlueZ (e.g. by a process that crashed) is used as it is.
+public struct BlueZReaderConnector: ReaderConnector {
+    /// A name prefix or an address (`AA:BB:CC:DD:EE:FF`).
+    public var reader: String
+    /// The adapter (`hci1`); nil: the first powered adapter.
+    public var adapter: String?
+    /// The D-Bus address of the bus bluetoothd is on; nil: the system bus.
+    public var busAddress: String?
+    /// The bound of discovery plus connection (the caller's own deadline usually ends
+    /// it earlier by cancelling).
+    public var timeout: Duration
+    /// Connection attempts when BlueZ aborts a connection (`le-connection-abort-by-local`).
+    public var connectAttempts: Int
+    public var logger: Logger
+
+    public init(
+        reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
+        timeout: Duration = .seconds(30), connectAttempts: Int = 3,
+        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+    ) {
+        self.reader = reader
+        self.adapter = adapter
+        self.busAddress = busAddress
+        self.timeout = timeout
+        self.connectAttempts = connectAttempts
+        self.logger = logger
+    }
+
+    /// E.g. `VPOS3356-1A2B on hci1`.
+    public var readerDescription: String { adapter.map { "\(reader) on \($0)" } ?? reader }
+
+    /// The discovery filter for ``reader``.
+    public var filter: DiscoveryFilter {
+        DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
+    }
+
+    public func connect() async throws(LinkError) -> any ReaderLink {
+        let deadline = ContinuousClock.now + timeout
+        let session: BluetoothSession
+        do throws(BluetoothError) {
+            session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+        } catch {
+            throw LinkError(error)
+        }
+        do throws(BluetoothError) {
+            let adapter = try await session.adapter(named: self.adapter)
+            let found = try await find(on: adapter, deadline: deadline)
+            logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
+            let connection = try await adapter.device(at: found.path).connect(
+                timeout: max(deadline - .now, .milliseconds(1)), attempts: connectAttempts)
+            do throws(BluetoothError) {
+                let transmit = try await connection.characteristic(
+                    BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic),
+                    inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+                let receive = try await connection.characteristic(
+                    BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
+                    inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+                // Subscribe before the first write, or the first answers are lost (§1).
+                let notifications = try await connection.notifications(of: transmit)
+                return BlueZReaderLink(
+                    session: session, connection: connection, device: await connection.info ?? found,
+                    receive: receive, notifications: notifications)
+            } catch {
+                await connection.disconnect()
+                throw error
+            }
+        } catch {
+            await session.close()
+            throw LinkError(error)
+        }
+    }
+
+    /// A matching device that is connected already, or the first one a discovery sees.
+    private func find(on adapter: BluetoothAdapter, deadline: ContinuousClock.Instant) async throws(BluetoothError)
+        -> BluetoothDeviceInfo
+    {
+        let filter = self.filter
+        if let connected = try await adapter.knownDevices().first(where: { $0.isConnected && filter.matches($0) }) {
+            logger.debug("reader already connected", metadata: ["reader": "\(connected.summary)"])
+            return connected
+        }
+        let discovery = try await adapter.discover(filter)
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await discovery.stop()
+        }
+        defer { timer.cancel() }
+        do throws(BluetoothError) {
+            for try await device in discovery where device.rssi != nil || device.isConnected {
+                await discovery.stop()
+                return device
+            }
+        } catch {
+            await discovery.stop()
+            throw error
+        }
+        await discovery.stop()
+        if Task.isCancelled { throw .cancelled }
+        throw .deviceNotFound("\(filter.summary) on \(adapter.name)", after: timeout)
+    }
+}

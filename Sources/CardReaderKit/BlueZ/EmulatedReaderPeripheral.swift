@@ -1,0 +1,228 @@
+import BLETransport
+import Logging
+
+/// Serves an ``EmulatedReader`` as a real BLE peripheral through BlueZ: the reader's GATT
+/// layout (documentation §1) — the ISSC data service (TX notify, RX write and
+/// write-without-response), Device Information (`180A`) and Battery (`180F`) — and a
+/// connectable advertisement named `VPOS3356-XXXX`.
+///
+/// Notifications are cut at the ATT MTU BlueZ reports with each write (23 until it
+/// does); one central at a time: writes from a second are refused with
+/// `org.bluez.Error.NotPermitted`. When the emulated reader drops the link, the central
+/// is disconnected.
+///
+/// ```swift
+/// let peripheral = try await EmulatedReaderPeripheral.start(reader: EmulatedReader(card: .visaTest), adapter: "hci0")
+/// // … a central connects to peripheral.localName …
+/// await peripheral.stop()
+/// ```
+public actor EmulatedReaderPeripheral {
+    static let transmit = BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic)
+    static let receive = BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic)
+
+    public nonisolated let reader: EmulatedReader
+    /// The advertised local name, e.g. `VPOS3356-0001`.
+    public nonisolated let localName: String
+    /// The adapter it serves on, e.g. `hci0`.
+    public nonisolated let adapterName: String
+
+    private let session: BluetoothSession
+    private let adapter: BluetoothAdapter
+    private let logger: Logger
+    private var application: GattApplication?
+    private var advertiser: LEAdvertiser?
+    private var watcher: Task<Void, Never>?
+    private var central: DBusObjectPath?
+    private var connectionID: Int?
+    private var pump: Task<Void, Never>?
+    private var stopped = false
+
+    private init(
+        reader: EmulatedReader, localName: String, session: BluetoothSession, adapter: BluetoothAdapter, logger: Logger
+    ) {
+        self.reader = reader
+        self.localName = localName
+        self.session = session
+        self.adapter = adapter
+        self.adapterName = adapter.name
+        self.logger = logger
+    }
+
+    /// Registers the GATT application and the advertisement on `adapter` (the first
+    /// powered adapter when nil). `localName` defaults to ``defaultLocalName(for:)``.
+    public static func start(
+        reader: EmulatedReader, adapter: String? = nil, localName: String? = nil,
+        manufacturer: String = "CardReaderKit", busAddress: String? = nil,
+        logger: Logger = Logger(label: "CardReaderKit.EmulatedReaderPeripheral")
+    ) async throws(BluetoothError) -> EmulatedReaderPeripheral {
+        let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+        do throws(BluetoothError) {
+            let adapter = try await session.adapter(named: adapter)
+            let peripheral = EmulatedReaderPeripheral(
+                reader: reader, localName: localName ?? defaultLocalName(for: reader.configuration.info),
+                session: session, adapter: adapter, logger: logger)
+            try await peripheral.setUp(manufacturer: manufacturer)
+            return peripheral
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    /// `<model>-XXXX`: the model (`VPOS3356`) and the last four characters of the serial
+    /// number when they are hex digits, else four random hex digits.
+    public static func defaultLocalName(for info: ReaderInfo) -> String {
+        let model = info.model ?? "VPOS3356"
+        let tail = String((info.serialNumber ?? "").suffix(4)).uppercased()
+        let suffix =
+            tail.count == 4 && tail.allSatisfy(\.isHexDigit)
+            ? tail : String(UInt16.random(in: .min ... .max), radix: 16, uppercase: true).leftPadded(to: 4)
+        return "\(model)-\(suffix)"
+    }
+
+    private func setUp(manufacturer: String) async throws(BluetoothError) {
+        let info = reader.configuration.info
+        let battery = reader.scenario.batteryPercent ?? info.batteryPercent ?? 100
+        let data = GattServiceDefinition(
+            uuid: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService),
+            characteristics: [
+                GattCharacteristicDefinition(
+                    uuid: Self.transmit, flags: ["notify"],
+                    onNotifyChange: { [weak self] enabled in await self?.notificationsChanged(enabled) }),
+                GattCharacteristicDefinition(
+                    uuid: Self.receive, flags: ["write", "write-without-response"],
+                    onWrite: { [weak self] (value, request) throws(GattRequestError) in
+                        guard let self else { throw .failed("the emulated reader stopped") }
+                        try await self.received(value, request)
+                    }),
+            ])
+        func text(_ uuid: String, _ value: String?) -> GattCharacteristicDefinition {
+            GattCharacteristicDefinition(uuid: BluetoothUUID(stringLiteral: uuid), flags: ["read"], initialValue: Array((value ?? "").utf8))
+        }
+        let deviceInformation = GattServiceDefinition(
+            uuid: "180a",
+            characteristics: [
+                text("2a24", info.model), text("2a25", info.serialNumber), text("2a26", info.firmwareVersion),
+                text("2a29", manufacturer),
+            ])
+        let batteryService = GattServiceDefinition(
+            uuid: "180f",
+            characteristics: [GattCharacteristicDefinition(uuid: "2a19", flags: ["read", "notify"], initialValue: [battery])])
+        let updates = try await adapter.deviceUpdates()
+        watcher = Task { [weak self] in
+            for await device in updates where !device.isConnected {
+                await self?.deviceDisconnected(device.path)
+            }
+        }
+        application = try await GattApplication.register(
+            [data, deviceInformation, batteryService], on: adapter, at: "/cardreaderkit/reader")
+        advertiser = try await LEAdvertiser.register(
+            LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+        logger.info("emulated reader advertising", metadata: ["name": "\(localName)", "adapter": "\(adapter.name)"])
+    }
+
+    /// Unregisters everything and closes the D-Bus connection, disconnecting a connected
+    /// central first (as a reader that is switched off). Idempotent.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        watcher?.cancel()
+        if let central {
+            _ = try? await session.connection.call(
+                destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
+                member: "Disconnect", timeout: .seconds(5))
+        }
+        await endReaderConnection()
+        await advertiser?.unregister()
+        await application?.unregister()
+        await session.close()
+        logger.info("emulated reader stopped", metadata: ["name": "\(localName)"])
+    }
+
+    /// The connected central's device object on this adapter, if any.
+    public var connectedCentral: DBusObjectPath? { central }
+
+    // MARK: - GATT requests
+
+    private func received(_ packet: [UInt8], _ request: GattRequest) async throws(GattRequestError) {
+        guard !stopped else { throw .failed("the emulated reader stopped") }
+        if let central, let device = request.device, device != central {
+            throw .notPermitted("the reader already has a central connected")
+        }
+        let id: Int
+        if let connectionID {
+            id = connectionID
+        } else {
+            let mtu = min(max(request.mtu ?? GattWriteChunking.defaultMTU, 23), 247)
+            do throws(LinkError) {
+                let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
+                id = connection.id
+                connectionID = id
+                central = request.device
+                logger.debug("central connected", metadata: ["mtu": "\(mtu)"])
+                pump = Task { [weak self] in
+                    for await item in connection.notifications {
+                        switch item {
+                        case .notification(let bytes): await self?.send(bytes)
+                        case .dropped(let reason): await self?.readerDropped(reason)
+                        }
+                    }
+                }
+            } catch {
+                throw .failed(error.description)
+            }
+        }
+        do throws(LinkError) {
+            try await reader.receive(packet, connection: id)
+        } catch {
+            throw .failed(error.description)
+        }
+    }
+
+    private func send(_ bytes: [UInt8]) {
+        do throws(BluetoothError) {
+            try application?.notify(Self.transmit, value: bytes)
+        } catch {
+            logger.debug("notification not sent: \(error)")
+        }
+    }
+
+    private func notificationsChanged(_ enabled: Bool) async {
+        logger.debug("TX notifications \(enabled ? "enabled" : "disabled")")
+        if !enabled { await endReaderConnection() }
+    }
+
+    private func deviceDisconnected(_ path: DBusObjectPath) async {
+        guard path == central else { return }
+        logger.debug("central disconnected")
+        await endReaderConnection()
+    }
+
+    /// The emulated reader dropped the link: drop the Bluetooth connection too.
+    private func readerDropped(_ reason: LinkDropReason) async {
+        logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
+        let central = self.central
+        await endReaderConnection()
+        if let central {
+            _ = try? await session.connection.call(
+                destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
+                member: "Disconnect", timeout: .seconds(5))
+        }
+    }
+
+    private func endReaderConnection() async {
+        pump?.cancel()
+        pump = nil
+        central = nil
+        if let id = connectionID {
+            connectionID = nil
+            await reader.disconnect(connection: id)
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

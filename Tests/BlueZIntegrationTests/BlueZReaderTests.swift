@@ -1,0 +1,146 @@
+import BLETransport
+import CardReaderKit
+import Foundation
+import Testing
+
+/// CardReader over a real bluetoothd: the emulated reader is a BLE peripheral on hci0,
+/// the host a central on hci1 (btvirt connects the two). Runs only in the bluez-vm guest:
+/// `Scripts/bluez-vm/run -- .build-bluez/debug/CardReaderKitPackageTests.xctest
+///  --testing-library swift-testing --filter BlueZIntegration`.
+@Suite(.serialized, .enabled(if: inBlueZVM, "needs bluetoothd: run in Scripts/bluez-vm/run"))
+struct BlueZIntegrationTests {
+    static let peripheralAdapter = "hci0"
+    static let centralAdapter = "hci1"
+
+    func startPeripheral(_ scenario: [String]) async throws -> EmulatedReaderPeripheral {
+        let reader = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: scenario))
+        return try await EmulatedReaderPeripheral.start(reader: reader, adapter: Self.peripheralAdapter)
+    }
+
+    func cardReader(_ connector: any ReaderConnector) -> CardReader {
+        CardReader(connector: connector, configuration: CardReader.Configuration(connectTimeout: .seconds(30)))
+    }
+
+    var connector: BlueZReaderConnector {
+        BlueZReaderConnector(reader: "VPOS3356-", adapter: Self.centralAdapter, timeout: .seconds(30))
+    }
+
+    @Test func discoveryFindsTheEmulatedReaderByNamePrefix() async throws {
+        let peripheral = try await startPeripheral([])
+        let session = try await BluetoothSession.open()
+        let adapter = try await session.adapter(named: Self.centralAdapter)
+        let discovery = try await adapter.discover(DiscoveryFilter(namePrefix: "VPOS"))
+        let found = try await within(.seconds(20), "discovering the reader") {
+            for try await device in discovery where device.name == peripheral.localName && device.rssi != nil {
+                return device
+            }
+            throw TestFailure("discovery ended")
+        }
+        await discovery.stop()
+        #expect(found.name == peripheral.localName)
+
+        // The GATT table of the reader, as `readerctl gatt` shows it.
+        let connection = try await adapter.device(at: found.path).connect(timeout: .seconds(20))
+        let table = try await connection.gattTable()
+        let information = try #require(table.service("180a"))
+        #expect(information.characteristic("2a24")?.value == Array("VPOS3356".utf8))
+        #expect(table.service("180f")?.characteristic("2a19")?.value == [85])
+        let data = try #require(table.service(BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService)))
+        #expect(data.characteristic(BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic))?.flags == ["notify"])
+        await #expect(throws: BluetoothError.self) {
+            try await connection.characteristic("2a00", inService: "1234")
+        }
+        await connection.disconnect()
+        await session.close()
+        await peripheral.stop()
+    }
+
+    @Test func aWholeSessionOverBlueZ() async throws {
+        let peripheral = try await startPeripheral(["swipe-after=1", "card-inserted", "battery=15"])
+        let reader = cardReader(connector)
+        let events = await reader.events()
+        try await reader.connect()
+        let info = try await reader.info()
+        #expect(info.model == "VPOS3356")
+        #expect(info.batteryPercent == 15)
+        _ = try await nextEvent(events, within: .seconds(5), "battery low") { $0 == .batteryLow(percent: 15) }
+
+        let stripe = try await reader.readMagneticStripe(timeout: .seconds(10))
+        #expect(!stripe.isEmpty)
+        _ = try await reader.powerOnCard()
+        let card = try await reader.readEMVCard()
+        #expect(!card.applicationIdentifier.isEmpty)
+
+        // Disconnect and reconnect.
+        await reader.disconnect()
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+        await peripheral.stop()
+    }
+
+    @Test func theReaderVanishingMidCommandEndsTheCommandWithALinkError() async throws {
+        let peripheral = try await startPeripheral(["no-swipe"])
+        let (writes, writesContinuation) = AsyncStream.makeStream(of: Int.self)
+        let reader = cardReader(ObservedConnector(base: connector, writes: writesContinuation))
+        try await reader.connect()
+        let swipe = Task { try await reader.readMagneticStripe(timeout: .seconds(30)) }
+        _ = try await within(.seconds(5), "the swipe command being written") {
+            for await _ in writes { return true }
+            return false
+        }
+        let start = ContinuousClock.now
+        await peripheral.stop()
+        let error = try await within(.seconds(15), "the swipe failing") { () -> CardReaderError? in
+            do {
+                _ = try await swipe.value
+                return nil
+            } catch let error as CardReaderError {
+                return error
+            }
+        }
+        guard case .linkLost(let reason)? = error else {
+            Issue.record("expected linkLost, got \(String(describing: error))")
+            return
+        }
+        #expect(["remote-disconnected", "device-removed", "gatt-services-removed"].contains(reason.code))
+        #expect(ContinuousClock.now - start < .seconds(15))
+        #expect(await reader.state == .disconnected)
+    }
+
+    @Test func aBluetoothdRestartEndsTheLinkAndAFreshConnectWorks() async throws {
+        let peripheral = try await startPeripheral([])
+        let reader = cardReader(connector)
+        let events = await reader.events()
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+
+        #expect(try await run("/usr/bin/env", ["bluez-vm-restart-bluetoothd"], within: .seconds(60)) == 0)
+        let event = try await nextEvent(events, within: .seconds(15), "the link to drop") {
+            if case .disconnected = $0 { return true }
+            return false
+        }
+        guard case .disconnected(let reason?) = event else {
+            Issue.record("expected a drop reason, got \(event)")
+            return
+        }
+        #expect(["bluetoothd-restarted", "remote-disconnected", "device-removed"].contains(reason.code))
+        await #expect(throws: CardReaderError.self) { try await reader.info() }
+        await peripheral.stop()
+
+        // bluetoothd forgot the application: serve the reader again, then connect afresh.
+        let again = try await startPeripheral([])
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+        await again.stop()
+    }
+
+    @Test func namedAdapterErrors() async throws {
+        let session = try await BluetoothSession.open()
+        await #expect(throws: BluetoothError.noSuchAdapter("hci9", available: ["hci0", "hci1"])) {
+            try await session.adapter(named: "hci9")
+        }
+        await session.close()
+    }
+}

@@ -1,0 +1,82 @@
+import CardReaderKit
+import Foundation
+import Testing
+
+/// Whether this process runs inside the bluez-vm guest (Scripts/bluez-vm/run).
+let inBlueZVM = ProcessInfo.processInfo.environment["BLUEZ_VM"] == "1"
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body`, failing if it takes longer than `limit` (a bound, not a delay).
+func within<T: Sendable>(
+    _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestFailure("\(what) did not finish within \(limit)")
+        }
+        return value
+    }
+}
+
+/// The next event matching `predicate`, within `limit`.
+func nextEvent(
+    _ events: AsyncStream<CardReaderEvent>, within limit: Duration, _ what: String,
+    where predicate: @escaping @Sendable (CardReaderEvent) -> Bool
+) async throws -> CardReaderEvent {
+    try await within(limit, what) {
+        for await event in events where predicate(event) { return event }
+        throw TestFailure("the event stream ended before \(what)")
+    }
+}
+
+/// Runs a program and returns its exit status, within `limit`.
+func run(_ path: String, _ arguments: [String], within limit: Duration) async throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let status = AsyncStream.makeStream(of: Int32.self)
+    process.terminationHandler = { status.continuation.yield($0.terminationStatus) }
+    try process.run()
+    return try await within(limit, "\(path)") {
+        for await code in status.stream { return code }
+        return -1
+    }
+}
+
+/// A connector whose links report every completed write, so a test can act right after
+/// a command has reached the reader.
+struct ObservedConnector: ReaderConnector {
+    let base: any ReaderConnector
+    let writes: AsyncStream<Int>.Continuation
+
+    var readerDescription: String { base.readerDescription }
+
+    func connect() async throws(LinkError) -> any ReaderLink {
+        ObservedLink(base: try await base.connect(), writes: writes)
+    }
+}
+
+struct ObservedLink: ReaderLink {
+    let base: any ReaderLink
+    let writes: AsyncStream<Int>.Continuation
+
+    var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
+    var inbound: AsyncStream<LinkInbound> { base.inbound }
+
+    func write(_ packet: [UInt8]) async throws(LinkError) {
+        try await base.write(packet)
+        writes.yield(packet.count)
+    }
+
+    func close() async { await base.close() }
+}
