@@ -7,8 +7,9 @@ struct ReaderCtl: AsyncParsableCommand {
         commandName: "readerctl",
         abstract: "Drive and inspect VPOS-class Bluetooth LE card readers.",
         discussion: """
-            Every subcommand that talks to a reader takes --emulated to use the built-in \
-            emulated reader, with --card and --scenario to choose what it holds and does.
+            Every subcommand that talks to a reader takes --reader NAME|ADDRESS (and \
+            --adapter hciN) for a Bluetooth reader through BlueZ, or --emulated for the \
+            built-in emulated reader, with --card and --scenario to choose what it holds and does.
 
             \(ExitStatus.help)
             """,

@@ -5,6 +5,9 @@ import Foundation
 /// Builds the connector the reader options name.
 enum ConnectorFactory {
     static func connector(for options: ReaderOptions) throws -> any ReaderConnector {
+        if let name = options.reader {
+            return BlueZReaderConnector(reader: name, adapter: options.adapter, timeout: .seconds(options.connectTimeout))
+        }
         let scenario: EmulatorScenario
         do {
             scenario = try EmulatorScenario(parsing: options.scenarios)

@@ -2,7 +2,15 @@ import ArgumentParser
 
 /// Which reader a subcommand talks to, and how.
 struct ReaderOptions: ParsableArguments {
-    @Flag(help: "Use the built-in emulated reader (no Bluetooth needed).")
+    @Option(help: ArgumentHelp(
+        "The Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address.",
+        valueName: "name|address"))
+    var reader: String?
+
+    @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Flag(help: "Use the built-in emulated reader instead (no Bluetooth needed).")
     var emulated = false
 
     @Option(help: ArgumentHelp(
@@ -20,15 +28,24 @@ struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Emulated reader: the ATT MTU of the link, 23…247.", valueName: "bytes"))
     var mtu = 23
 
-    @Option(help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to find and connect to the reader.", valueName: "seconds"))
     var connectTimeout = 5.0
 
     @Flag(help: "Log every frame to standard error (card data redacted).")
     var verbose = false
 
     func validate() throws {
-        guard emulated else {
-            throw ValidationError("name the reader: --emulated for the built-in emulated reader")
+        switch (reader, emulated) {
+        case (nil, false):
+            throw ValidationError("name the reader: --reader NAME|ADDRESS for a Bluetooth reader, or --emulated")
+        case (.some, true):
+            throw ValidationError("--reader and --emulated exclude each other")
+        case (.some, false):
+            guard card == nil, scenarios.isEmpty, mtu == 23 else {
+                throw ValidationError("--card, --scenario and --mtu apply to the emulated reader only")
+            }
+        case (nil, true):
+            guard adapter == nil else { throw ValidationError("--adapter applies to a Bluetooth reader only") }
         }
         guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
         guard connectTimeout > 0, connectTimeout <= 600 else {
