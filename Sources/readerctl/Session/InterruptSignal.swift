@@ -3,41 +3,73 @@ import Foundation
 
 /// Turns Ctrl-C into Swift task cancellation, so the operation sends CANCEL to the reader
 /// and ends cleanly. A second Ctrl-C exits at once.
+///
+/// The SIGINT handler is installed synchronously and does only what a signal handler may:
+/// it writes a byte to a pipe, which a dispatch source reads. (A dispatch signal source
+/// alone installs its handler asynchronously on Linux, so an early Ctrl-C could be lost.)
+/// Install it before starting the work, then hand it the task: a Ctrl-C that comes before
+/// the task exists is remembered and cancels it on arrival.
 final class InterruptSignal {
-    private let source: any DispatchSourceSignal
+    nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
 
-    /// Calls `cancel` on the first SIGINT.
-    init(cancel: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let interrupted = Interrupted()
-        source.setEventHandler {
-            if interrupted.mark() {
-                FileHandle.standardError.write(Data("\ncancelling… (Ctrl-C again to quit at once)\n".utf8))
-                cancel()
-            } else {
-                exit(130)
-            }
+    private let source: any DispatchSourceRead
+    private let target = Target()
+    private let readEnd: Int32
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        _ = pipe(&ends)
+        readEnd = ends[0]
+        Self.pipeWriteEnd = ends[1]
+        let source = DispatchSource.makeReadSource(fileDescriptor: ends[0], queue: .global())
+        let target = target
+        source.setEventHandler { [readEnd = ends[0]] in
+            var byte: UInt8 = 0
+            guard read(readEnd, &byte, 1) == 1 else { return }
+            guard target.interrupt() else { exit(130) }
+            FileHandle.standardError.write(Data("\ncancelling… (Ctrl-C again to quit at once)\n".utf8))
         }
         source.resume()
         self.source = source
+        signal(SIGINT) { _ in
+            var byte: UInt8 = 1
+            _ = write(InterruptSignal.pipeWriteEnd, &byte, 1)
+        }
+    }
+
+    /// The task a Ctrl-C cancels.
+    func cancels(_ task: Task<some Sendable, Never>) {
+        target.set { task.cancel() }
     }
 
     deinit {
-        source.cancel()
         signal(SIGINT, SIG_DFL)
+        source.cancel()
+        close(Self.pipeWriteEnd)
+        close(readEnd)
     }
 
-    private final class Interrupted: @unchecked Sendable {
+    private final class Target: @unchecked Sendable {
         private let lock = NSLock()
-        private var seen = false
+        private var cancel: (@Sendable () -> Void)?
+        private var interrupted = false
 
-        /// True the first time.
-        func mark() -> Bool {
-            lock.withLock {
-                defer { seen = true }
-                return !seen
+        func set(_ cancel: @escaping @Sendable () -> Void) {
+            let already = lock.withLock {
+                self.cancel = cancel
+                return interrupted
             }
+            if already { cancel() }
+        }
+
+        /// Cancels the task; true the first time.
+        func interrupt() -> Bool {
+            let (first, cancel) = lock.withLock {
+                defer { interrupted = true }
+                return (!interrupted, self.cancel)
+            }
+            if first { cancel?() }
+            return first
         }
     }
 }

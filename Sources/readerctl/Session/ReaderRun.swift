@@ -16,6 +16,7 @@ enum ReaderRun {
         logger.logLevel = options.verbose ? .trace : .warning
         let reader = CardReader(connector: connector, logger: logger)
         let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+        let interrupt = InterruptSignal()
         let task = Task { () -> Swift.Result<Result, CardReaderError> in
             do throws(CardReaderError) {
                 try await reader.connect(timeout: timeout)
@@ -27,7 +28,7 @@ enum ReaderRun {
                 return .failure(error)
             }
         }
-        let interrupt = InterruptSignal { task.cancel() }
+        interrupt.cancels(task)
         let outcome = await task.value
         withExtendedLifetime(interrupt) {}
         switch outcome {
