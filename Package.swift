@@ -38,6 +38,7 @@ let package = Package(
             name: "readerctl",
             dependencies: [
                 "CardReaderKit",
+                "BLETransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardReaderKit
 
 /// Which reader a subcommand talks to, and how.
 struct ReaderOptions: ParsableArguments {
@@ -13,17 +14,7 @@ struct ReaderOptions: ParsableArguments {
     @Flag(help: "Use the built-in emulated reader instead (no Bluetooth needed).")
     var emulated = false
 
-    @Option(help: ArgumentHelp(
-        "Emulated reader: the card it holds, a card file such as Fixtures/cards/visa-test.json (default: the built-in Visa test card).",
-        valueName: "file"))
-    var card: String?
-
-    @Option(
-        name: .customLong("scenario"),
-        help: ArgumentHelp(
-            "Emulated reader: what happens, e.g. swipe-after=2, bad-swipe, no-swipe, insert-after=1, remove-during-apdu=2, battery=5, busy, silent. Repeat to combine; 'readerctl scenarios' lists them all.",
-            valueName: "scenario"))
-    var scenarios: [String] = []
+    @OptionGroup var emulator: EmulatedReaderOptions
 
     @Option(help: ArgumentHelp("Emulated reader: the ATT MTU of the link, 23…247.", valueName: "bytes"))
     var mtu = 23
@@ -41,7 +32,7 @@ struct ReaderOptions: ParsableArguments {
         case (.some, true):
             throw ValidationError("--reader and --emulated exclude each other")
         case (.some, false):
-            guard card == nil, scenarios.isEmpty, mtu == 23 else {
+            guard emulator.isDefault, mtu == 23 else {
                 throw ValidationError("--card, --scenario and --mtu apply to the emulated reader only")
             }
         case (nil, true):
@@ -51,6 +42,14 @@ struct ReaderOptions: ParsableArguments {
         guard connectTimeout > 0, connectTimeout <= 600 else {
             throw ValidationError("--connect-timeout must be within 0…600 seconds")
         }
+    }
+
+    /// The connector these options name: BlueZ for `--reader`, else the emulated reader.
+    func connector() throws -> any ReaderConnector {
+        if let reader {
+            return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: .seconds(connectTimeout))
+        }
+        return EmulatedReaderConnector(reader: try emulator.makeReader(), mtu: mtu)
     }
 }
 

@@ -11,7 +11,7 @@ enum ReaderRun {
         _ options: ReaderOptions, _ output: OutputOptions,
         _ operation: @escaping @Sendable (CardReader) async throws(CardReaderError) -> Result
     ) async throws -> Result {
-        let connector = try ConnectorFactory.connector(for: options)
+        let connector = try options.connector()
         var logger = Logger(label: "readerctl")
         logger.logLevel = options.verbose ? .trace : .warning
         let reader = CardReader(connector: connector, logger: logger)

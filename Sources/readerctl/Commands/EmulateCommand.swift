@@ -1,0 +1,53 @@
+import ArgumentParser
+import BLETransport
+import CardReaderKit
+import Foundation
+
+struct EmulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulate",
+        abstract: "Serve the emulated reader as a real Bluetooth LE peripheral through BlueZ.",
+        discussion: """
+            Registers a GATT application with the reader's ISSC service (TX notify, RX write), \
+            Device Information and Battery services, and advertises the local name \
+            (VPOS3356-XXXX by default) on the adapter. A point-of-sale host — or readerctl \
+            on another adapter — then finds and drives it like a reader. It holds the same \
+            cards and follows the same scenarios as --emulated. Runs until --duration or \
+            Ctrl-C (exit 0).
+
+            \(ExitStatus.help)
+            """)
+
+    @Option(help: ArgumentHelp("The Bluetooth adapter to serve on, e.g. hci0 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(help: ArgumentHelp("The advertised local name (default VPOS3356-XXXX).", valueName: "name"))
+    var name: String?
+
+    @OptionGroup var emulator: EmulatedReaderOptions
+
+    @Option(help: ArgumentHelp("Seconds to serve (default: until Ctrl-C).", valueName: "seconds"))
+    var duration: Int?
+
+    func run() async throws {
+        let reader = try emulator.makeReader()
+        let (adapter, name, duration) = (adapter, name, duration)
+        let interrupt = InterruptSignal()
+        let task = Task { () -> BluetoothError? in
+            do throws(BluetoothError) {
+                let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)
+                FileHandle.standardError.write(Data("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n".utf8))
+                _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
+                await peripheral.stop()
+                return nil
+            } catch {
+                return Task.isCancelled ? nil : error
+            }
+        }
+        interrupt.cancels(task)
+        if let error = await task.value {
+            FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
+            throw ExitStatus.linkLost
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import BLETransport
+import CardReaderKit
+import Foundation
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List nearby readers live: name, address, RSSI.",
+        discussion: """
+            Runs an LE discovery through BlueZ and prints a line whenever a reader appears or \
+            its name or signal changes. Readers are found by name prefix, since many do not \
+            advertise their service UUID. Stops after --duration or Ctrl-C (exit 0).
+
+            \(ExitStatus.help)
+            """)
+
+    @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(help: ArgumentHelp("Only devices whose name starts with this.", valueName: "prefix"))
+    var namePrefix = ReaderGATTProfile.localNamePrefix
+
+    @Flag(help: "Every LE device, not only readers.")
+    var all = false
+
+    @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
+    var duration = 10
+
+    @Flag(help: "Print one JSON object per line.")
+    var json = false
+
+    func validate() throws {
+        guard duration >= 1 else { throw ValidationError("--duration must be at least 1 second") }
+    }
+
+    func run() async throws {
+        let filter = DiscoveryFilter(namePrefix: all ? nil : namePrefix)
+        let (adapter, json, duration) = (adapter, json, duration)
+        let interrupt = InterruptSignal()
+        let task = Task { () -> BluetoothError? in
+            do throws(BluetoothError) {
+                let session = try await BluetoothSession.open()
+                defer { Task { await session.close() } }
+                let discovery = try await session.adapter(named: adapter).discover(filter)
+                let timer = Task {
+                    try? await Task.sleep(for: .seconds(duration))
+                    await discovery.stop()
+                }
+                defer { timer.cancel() }
+                var shown: [String: String] = [:]
+                for try await device in discovery {
+                    let line = Self.line(device, json: json)
+                    guard shown[device.address] != line else { continue }
+                    shown[device.address] = line
+                    print(line)
+                    fflush(nil)
+                }
+                return nil
+            } catch {
+                return Task.isCancelled ? nil : error
+            }
+        }
+        interrupt.cancels(task)
+        if let error = await task.value {
+            FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
+            throw ExitStatus.linkLost
+        }
+    }
+
+    private static func line(_ device: BluetoothDeviceInfo, json: Bool) -> String {
+        let rssi = device.rssi.map { "\($0)" }
+        if json {
+            var fields = ["address": device.address]
+            fields["name"] = device.name
+            fields["rssi"] = rssi
+            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+        let name = (device.name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)
+        return "\(name) \(device.address)  RSSI \(rssi.map { "\($0) dBm" } ?? "—")"
+    }
+}
