@@ -32,22 +32,12 @@ struct EmulateCommand: AsyncParsableCommand {
     func run() async throws {
         let reader = try emulator.makeReader()
         let (adapter, name, duration) = (adapter, name, duration)
-        let interrupt = InterruptSignal()
-        let task = Task { () -> BluetoothError? in
-            do throws(BluetoothError) {
-                let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)
-                FileHandle.standardError.write(Data("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n".utf8))
-                _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
-                await peripheral.stop()
-                return nil
-            } catch {
-                return Task.isCancelled ? nil : error
-            }
-        }
-        interrupt.cancels(task)
-        if let error = await task.value {
-            FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
-            throw ExitStatus.linkLost
+        try await BluetoothRun.perform { () throws(BluetoothError) in
+            let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)
+            FileHandle.standardError.write(
+                Data("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n".utf8))
+            _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
+            await peripheral.stop()
         }
     }
 }

@@ -37,34 +37,23 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         let filter = DiscoveryFilter(namePrefix: all ? nil : namePrefix)
         let (adapter, json, duration) = (adapter, json, duration)
-        let interrupt = InterruptSignal()
-        let task = Task { () -> BluetoothError? in
-            do throws(BluetoothError) {
-                let session = try await BluetoothSession.open()
-                defer { Task { await session.close() } }
-                let discovery = try await session.adapter(named: adapter).discover(filter)
-                let timer = Task {
-                    try? await Task.sleep(for: .seconds(duration))
-                    await discovery.stop()
-                }
-                defer { timer.cancel() }
-                var shown: [String: String] = [:]
-                for try await device in discovery {
-                    let line = Self.line(device, json: json)
-                    guard shown[device.address] != line else { continue }
-                    shown[device.address] = line
-                    print(line)
-                    fflush(nil)
-                }
-                return nil
-            } catch {
-                return Task.isCancelled ? nil : error
+        try await BluetoothRun.perform { () throws(BluetoothError) in
+            let session = try await BluetoothSession.open()
+            defer { Task { await session.close() } }
+            let discovery = try await session.adapter(named: adapter).discover(filter)
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(duration))
+                await discovery.stop()
             }
-        }
-        interrupt.cancels(task)
-        if let error = await task.value {
-            FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
-            throw ExitStatus.linkLost
+            defer { timer.cancel() }
+            var shown: [String: String] = [:]
+            for try await device in discovery {
+                let line = Self.line(device, json: json)
+                guard shown[device.address] != line else { continue }
+                shown[device.address] = line
+                print(line)
+                fflush(nil)
+            }
         }
     }
 
