@@ -80,3 +80,12 @@ struct ObservedLink: ReaderLink {
 
     func close() async { await base.close() }
 }
+
+import Logging
+
+/// Debug logs on standard error (the guest's console), set up once per process.
+let testLogging: Void = LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = ProcessInfo.processInfo.environment["BLUEZ_TEST_LOG"] == "debug" ? .debug : .info
+    return handler
+}
