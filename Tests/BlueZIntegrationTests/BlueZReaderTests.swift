@@ -137,8 +137,10 @@ struct BlueZIntegrationTests {
         #expect(["remote-disconnected", "device-removed", "gatt-services-removed"].contains(reason.code))
         #expect(ContinuousClock.now - start < .seconds(15))
         let states = await reader.stateUpdates()
-        _ = try await within(.seconds(5), "the reader state becoming disconnected") {
-            for await state in states where state == .disconnected { return true }
+        _ = try await within(.seconds(5), "the reader state becoming lost") {
+            for await state in states {
+                if case .lost = state { return true }
+            }
             return false
         }
         }
