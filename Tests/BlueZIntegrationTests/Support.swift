@@ -1,5 +1,6 @@
 import CardReaderKit
 import Foundation
+import Logging
 import Testing
 
 /// Whether this process runs inside the bluez-vm guest (Scripts/bluez-vm/run).
@@ -39,17 +40,24 @@ func nextEvent(
     }
 }
 
-/// Runs a program and returns its exit status, within `limit`.
-func run(_ path: String, _ arguments: [String], within limit: Duration) async throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let status = AsyncStream.makeStream(of: Int32.self)
-    process.terminationHandler = { status.continuation.yield($0.terminationStatus) }
-    try process.run()
-    return try await within(limit, "\(path)") {
-        for await code in status.stream { return code }
-        return -1
+/// Runs a program found on PATH and returns its exit status, within `limit`. (Spawned
+/// with posix_spawn and reaped with waitpid: Foundation's Process missed the exit of a
+/// script that starts a daemon.)
+func run(_ arguments: [String], within limit: Duration) async throws -> Int32 {
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
+    guard spawned == 0 else { throw TestFailure("cannot start \(arguments[0]): error \(spawned)") }
+    let child = pid
+    return try await within(limit, arguments.joined(separator: " ")) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+                continuation.resume(returning: (status >> 8) & 0xFF)
+            }
+        }
     }
 }
 
@@ -79,4 +87,12 @@ struct ObservedLink: ReaderLink {
     }
 
     func close() async { await base.close() }
+}
+
+
+/// Debug logs on standard error (the guest's console), set up once per process.
+let testLogging: Void = LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = ProcessInfo.processInfo.environment["BLUEZ_TEST_LOG"] == "debug" ? .debug : .info
+    return handler
 }

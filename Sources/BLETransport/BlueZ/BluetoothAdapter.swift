@@ -69,4 +69,32 @@ public struct BluetoothAdapter: Sendable {
     {
         try await BluetoothDiscovery.start(adapter: self, filter: filter)
     }
+
+    /// A device matching `filter`: one BlueZ has connected already (e.g. left connected
+    /// by a process that crashed), else the first a discovery sees advertising (with an
+    /// RSSI) within `timeout`. Throws ``BluetoothError/deviceNotFound(_:after:)``.
+    public func find(_ filter: DiscoveryFilter, timeout: Duration) async throws(BluetoothError) -> BluetoothDeviceInfo {
+        if let connected = try await knownDevices().first(where: { $0.isConnected && filter.matches($0) }) {
+            session.logger.debug("device already connected", metadata: ["device": "\(connected.summary)"])
+            return connected
+        }
+        let discovery = try await discover(filter)
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            await discovery.stop()
+        }
+        defer { timer.cancel() }
+        do throws(BluetoothError) {
+            for try await device in discovery where device.rssi != nil || device.isConnected {
+                await discovery.stop()
+                return device
+            }
+        } catch {
+            await discovery.stop()
+            throw error
+        }
+        await discovery.stop()
+        if Task.isCancelled { throw .cancelled }
+        throw .deviceNotFound("\(filter.summary) on \(name)", after: timeout)
+    }
 }

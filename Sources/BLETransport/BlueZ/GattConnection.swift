@@ -74,6 +74,8 @@ public actor GattConnection {
             do throws(BluetoothError) {
                 if info?.isConnected != true {
                     try await connectCall(deadline: deadline, timeout: timeout)
+                    // Connect may answer before BlueZ emits the matching PropertiesChanged.
+                    info = try await device.info()
                 }
                 try await waitForServices(deadline: deadline, timeout: timeout)
                 established = true
@@ -131,11 +133,21 @@ public actor GattConnection {
     /// After a failed connect: stop BlueZ's connection attempt and the signal pump.
     private func abandon() async {
         closed = true
-        if info?.isConnected != true || !established {
-            _ = try? await session.call(
-                path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(5), operation: "Disconnect \(name)")
-        }
         finish()
+        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(5))
+    }
+
+    /// A best-effort call that runs even when the calling task is cancelled (cleanup).
+    private func detached(_ target: DBusObjectPath, _ interface: String, _ member: String, timeout: Duration) async {
+        let session = self.session
+        let operation = "\(member) \(target)"
+        await Task {
+            do throws(BluetoothError) {
+                try await session.call(target, interface, member, timeout: timeout, operation: operation)
+            } catch {
+                session.logger.debug("\(operation): \(error)")
+            }
+        }.value
     }
 
     // MARK: - GATT
@@ -167,12 +179,13 @@ public actor GattConnection {
         -> GattCharacteristic
     {
         let table = GattTable(objects: try await session.managedObjects(), devicePath: path)
-        guard let serviceInfo = table.service(service) else {
+        let candidates = table.services.filter { $0.uuid == service }
+        guard !candidates.isEmpty else {
             let found = table.services.map(\.uuid.description).joined(separator: ", ")
             throw .missingAttribute("\(name) has no GATT service \(service) (services: \(found.isEmpty ? "none" : found))")
         }
-        guard let info = serviceInfo.characteristic(uuid) else {
-            let found = serviceInfo.characteristics.map(\.uuid.description).joined(separator: ", ")
+        guard let info = candidates.lazy.compactMap({ $0.characteristic(uuid) }).first else {
+            let found = candidates.flatMap(\.characteristics).map(\.uuid.description).joined(separator: ", ")
             throw .missingAttribute(
                 "service \(service) of \(name) has no characteristic \(uuid) (characteristics: \(found.isEmpty ? "none" : found))")
         }
@@ -282,12 +295,9 @@ public actor GattConnection {
         finish()
         guard !wasLost else { return }
         for characteristic in notifying {
-            _ = try? await session.call(
-                characteristic, BlueZNames.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2),
-                operation: "StopNotify")
+            await detached(characteristic, BlueZNames.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2))
         }
-        _ = try? await session.call(
-            path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10), operation: "Disconnect \(name)")
+        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
     }
 
     private func finish() {
@@ -312,6 +322,9 @@ public actor GattConnection {
         switch event {
         case .propertiesChanged(let change):
             if change.path == path, change.interface == BlueZNames.deviceInterface {
+                session.logger.debug(
+                    "device properties changed",
+                    metadata: ["device": "\(path)", "changed": "\(change.changed.keys.sorted())"])
                 info?.apply(changed: change.changed, invalidated: change.invalidated)
                 if let connected = change.changed["Connected"]?.boolValue {
                     if connected {

@@ -50,6 +50,12 @@ public struct GattTable: Sendable, Hashable {
     public func service(_ uuid: BluetoothUUID) -> GattServiceInfo? {
         services.first { $0.uuid == uuid }
     }
+
+    /// The first characteristic `uuid` in any service `service` (a device can have a
+    /// service twice, e.g. bluetoothd's own Device Information next to an application's).
+    public func characteristic(_ uuid: BluetoothUUID, inService service: BluetoothUUID) -> GattCharacteristicInfo? {
+        services.lazy.filter { $0.uuid == service }.compactMap { $0.characteristic(uuid) }.first
+    }
 }
 
 /// One GATT service of a remote device.

@@ -55,7 +55,7 @@ public struct BlueZReaderConnector: ReaderConnector {
         }
         do throws(BluetoothError) {
             let adapter = try await session.adapter(named: self.adapter)
-            let found = try await find(on: adapter, deadline: deadline)
+            let found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
             logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
             let connection = try await adapter.device(at: found.path).connect(
                 timeout: max(deadline - .now, .milliseconds(1)), attempts: connectAttempts)
@@ -79,34 +79,5 @@ public struct BlueZReaderConnector: ReaderConnector {
             await session.close()
             throw LinkError(error)
         }
-    }
-
-    /// A matching device that is connected already, or the first one a discovery sees.
-    private func find(on adapter: BluetoothAdapter, deadline: ContinuousClock.Instant) async throws(BluetoothError)
-        -> BluetoothDeviceInfo
-    {
-        let filter = self.filter
-        if let connected = try await adapter.knownDevices().first(where: { $0.isConnected && filter.matches($0) }) {
-            logger.debug("reader already connected", metadata: ["reader": "\(connected.summary)"])
-            return connected
-        }
-        let discovery = try await adapter.discover(filter)
-        let timer = Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            await discovery.stop()
-        }
-        defer { timer.cancel() }
-        do throws(BluetoothError) {
-            for try await device in discovery where device.rssi != nil || device.isConnected {
-                await discovery.stop()
-                return device
-            }
-        } catch {
-            await discovery.stop()
-            throw error
-        }
-        await discovery.stop()
-        if Task.isCancelled { throw .cancelled }
-        throw .deviceNotFound("\(filter.summary) on \(adapter.name)", after: timeout)
     }
 }

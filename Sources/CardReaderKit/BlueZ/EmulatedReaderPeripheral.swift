@@ -27,8 +27,9 @@ public actor EmulatedReaderPeripheral {
     public nonisolated let adapterName: String
 
     private let session: BluetoothSession
-    private let adapter: BluetoothAdapter
+    private var adapter: BluetoothAdapter
     private let logger: Logger
+    private var services: [GattServiceDefinition] = []
     private var application: GattApplication?
     private var advertiser: LEAdvertiser?
     private var watcher: Task<Void, Never>?
@@ -108,17 +109,63 @@ public actor EmulatedReaderPeripheral {
         let batteryService = GattServiceDefinition(
             uuid: "180f",
             characteristics: [GattCharacteristicDefinition(uuid: "2a19", flags: ["read", "notify"], initialValue: [battery])])
+        services = [data, deviceInformation, batteryService]
+        try await register()
+    }
+
+    /// Follows the adapter's devices, registers the application and the advertisement.
+    private func register() async throws(BluetoothError) {
         let updates = try await adapter.deviceUpdates()
         watcher = Task { [weak self] in
             for await device in updates where !device.isConnected {
                 await self?.deviceDisconnected(device.path)
             }
+            await self?.bluetoothdWentAway()
         }
-        application = try await GattApplication.register(
-            [data, deviceInformation, batteryService], on: adapter, at: "/cardreaderkit/reader")
-        advertiser = try await LEAdvertiser.register(
-            LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+        do throws(BluetoothError) {
+            application = try await GattApplication.register(services, on: adapter, at: "/cardreaderkit/reader")
+            advertiser = try await LEAdvertiser.register(
+                LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+        } catch {
+            await unregister()
+            throw error
+        }
         logger.info("emulated reader advertising", metadata: ["name": "\(localName)", "adapter": "\(adapter.name)"])
+    }
+
+    private func unregister() async {
+        watcher?.cancel()
+        watcher = nil
+        await advertiser?.unregister()
+        await application?.unregister()
+        advertiser = nil
+        application = nil
+    }
+
+    /// bluetoothd stopped or restarted and forgot the application: serve again once it
+    /// is back (checked every half second for at most a minute).
+    private func bluetoothdWentAway() async {
+        guard !stopped, session.connection.isConnected else { return }
+        logger.notice("bluetoothd went away; registering again once it is back", metadata: ["name": "\(localName)"])
+        watcher = nil  // this very task: its stream has ended, it must not be cancelled
+        await endReaderConnection()
+        await unregister()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !stopped, ContinuousClock.now < deadline {
+            do throws(BluetoothError) {
+                adapter = try await session.adapter(named: adapterName)
+                try await register()
+                return
+            } catch {
+                logger.debug("not registered yet: \(error)")
+                guard case .bus = error else {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                return
+            }
+        }
+        if !stopped { logger.error("bluetoothd did not come back within a minute", metadata: ["name": "\(localName)"]) }
     }
 
     /// Unregisters everything and closes the D-Bus connection, disconnecting a connected
@@ -126,15 +173,13 @@ public actor EmulatedReaderPeripheral {
     public func stop() async {
         guard !stopped else { return }
         stopped = true
-        watcher?.cancel()
         if let central {
             _ = try? await session.connection.call(
                 destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
                 member: "Disconnect", timeout: .seconds(5))
         }
         await endReaderConnection()
-        await advertiser?.unregister()
-        await application?.unregister()
+        await unregister()
         await session.close()
         logger.info("emulated reader stopped", metadata: ["name": "\(localName)"])
     }

@@ -36,3 +36,102 @@ final class FakeBlueZ: Sendable {
         ] + interfaces)
     }
 }
+
+/// A reader as the fake bluetoothd shows it once connected: `Device1` on hci1 and the
+/// ISSC service with TX (notify) and RX (write, write-without-response).
+final class FakeReader: Sendable {
+    static let device: DBusObjectPath = "/org/bluez/hci1/dev_00_AA_01_00_00_23"
+    static let service = device.appending("service0010")
+    static let transmit = service.appending("char0011")
+    static let receive = service.appending("char0013")
+    static let dataService: BluetoothUUID = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
+    static let transmitUUID: BluetoothUUID = "49535343-1e4d-4bd9-ba61-23c647249616"
+    static let receiveUUID: BluetoothUUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
+
+    /// Every WriteValue to RX: the bytes and the `type` option.
+    let writes = Mutex<[([UInt8], String)]>([])
+    /// Opened when a write of `[0xFF]` arrives; that write never completes.
+    let stuckWrite = Gate()
+
+    /// Exports the reader. `Connect` fails `abortedConnects` times with
+    /// `le-connection-abort-by-local`; the first write answers `InProgress`.
+    func export(on fake: FakeBlueZ, abortedConnects: Int) throws {
+        let server = fake.connection
+        let connects = Mutex(0)
+        let writeCalls = Mutex(0)
+        try server.export(Self.device, interfaces: [
+            DBusInterface("org.bluez.Device1", methods: [
+                DBusMethod("Connect") { call in
+                    fake.record(call)
+                    let attempt = connects.withLock { $0 += 1; return $0 }
+                    if attempt <= abortedConnects {
+                        throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
+                    }
+                    try server.setProperties(
+                        ["Connected": .bool(true), "ServicesResolved": .bool(true)], interface: "org.bluez.Device1",
+                        path: Self.device)
+                    return []
+                },
+                DBusMethod("Disconnect") { call in
+                    fake.record(call)
+                    try server.setProperties(
+                        ["Connected": .bool(false), "ServicesResolved": .bool(false)], interface: "org.bluez.Device1",
+                        path: Self.device)
+                    return []
+                },
+            ], properties: [
+                DBusProperty("Address", value: .string("00:AA:01:00:00:23")),
+                DBusProperty("Name", value: .string("VPOS3356-1A2B")),
+                DBusProperty("Adapter", value: .objectPath("/org/bluez/hci1")),
+                DBusProperty("Connected", value: .bool(false)),
+                DBusProperty("ServicesResolved", value: .bool(false)),
+            ])
+        ])
+        try server.export(Self.service, interfaces: [
+            DBusInterface("org.bluez.GattService1", properties: [
+                DBusProperty("UUID", value: .string(Self.dataService.uuidString)),
+                DBusProperty("Primary", value: .bool(true)),
+            ])
+        ])
+        try server.export(Self.transmit, interfaces: [
+            DBusInterface("org.bluez.GattCharacteristic1", methods: [
+                DBusMethod("StartNotify") { call in
+                    fake.record(call)
+                    return []
+                },
+                DBusMethod("StopNotify") { call in
+                    fake.record(call)
+                    return []
+                },
+            ], properties: [
+                DBusProperty("UUID", value: .string(Self.transmitUUID.uuidString)),
+                DBusProperty("Service", value: .objectPath(Self.service)),
+                DBusProperty("Flags", value: .stringArray(["notify"])),
+                DBusProperty("Value", value: .bytes([])),
+            ])
+        ])
+        let stuckWrite = self.stuckWrite
+        try server.export(Self.receive, interfaces: [
+            DBusInterface("org.bluez.GattCharacteristic1", methods: [
+                DBusMethod("WriteValue", in: "aya{sv}") { call in
+                    let value = call.arguments[0].bytesValue ?? []
+                    if writeCalls.withLock({ $0 += 1; return $0 }) == 1 {
+                        throw DBusError.remote(name: "org.bluez.Error.InProgress", message: "In Progress")
+                    }
+                    if value == [0xFF] {
+                        stuckWrite.open()
+                        try await Task.sleep(for: .seconds(60))
+                    }
+                    let type = call.arguments[1].stringDictionaryValue?["type"]?.stringValue ?? ""
+                    self.writes.withLock { $0.append((value, type)) }
+                    return []
+                }
+            ], properties: [
+                DBusProperty("UUID", value: .string(Self.receiveUUID.uuidString)),
+                DBusProperty("Service", value: .objectPath(Self.service)),
+                DBusProperty("Flags", value: .stringArray(["write", "write-without-response"])),
+                DBusProperty("MTU", value: .uint16(23)),
+            ])
+        ])
+    }
+}
