@@ -1,0 +1,120 @@
+import ArgumentParser
+import BLETransport
+import CardReaderKit
+import Foundation
+
+struct GattCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatt",
+        abstract: "Show a device's GATT table: every service, characteristic and descriptor, flags and readable values.",
+        discussion: """
+            Connects to the device (a reader, or any LE device by name prefix or address), \
+            reads every readable characteristic and descriptor, and prints the table \
+            engineers use to find a reader's data characteristics. Values print as hex, with \
+            the text when it is printable.
+
+            \(ExitStatus.help)
+            """)
+
+    @Option(help: ArgumentHelp("The device: its name or a prefix of it, or its address.", valueName: "name|address"))
+    var reader: String
+
+    @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(help: ArgumentHelp("Seconds to find and connect to the device.", valueName: "seconds"))
+    var connectTimeout = 15.0
+
+    @Flag(help: "Print the table as one JSON object.")
+    var json = false
+
+    func run() async throws {
+        let filter = DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
+        let (adapter, timeout, json) = (adapter, Duration.milliseconds(Int(connectTimeout * 1000)), json)
+        try await BluetoothRun.perform { () throws(BluetoothError) in
+            let session = try await BluetoothSession.open()
+            defer { Task { await session.close() } }
+            let bluetooth = try await session.adapter(named: adapter)
+            let found = try await bluetooth.find(filter, timeout: timeout)
+            let connection = try await bluetooth.device(at: found.path).connect(timeout: timeout)
+            do throws(BluetoothError) {
+                let table = try await connection.gattTable(readValues: true)
+                await connection.disconnect()
+                print(json ? Self.json(table, device: found) : Self.text(table, device: found))
+            } catch {
+                await connection.disconnect()
+                throw error
+            }
+        }
+    }
+
+    private static func text(_ table: GattTable, device: BluetoothDeviceInfo) -> String {
+        var lines = ["\(device.summary)"]
+        for service in table.services {
+            lines.append("service \(label(service.uuid))\(service.isPrimary ? "" : " (secondary)")")
+            for characteristic in service.characteristics {
+                lines.append("  characteristic \(label(characteristic.uuid))  [\(characteristic.flags.joined(separator: ", "))]"
+                    + (characteristic.value.map { "  \(rendered($0))" } ?? ""))
+                for descriptor in characteristic.descriptors {
+                    lines.append("    descriptor \(label(descriptor.uuid))  [\(descriptor.flags.joined(separator: ", "))]"
+                        + (descriptor.value.map { "  \(rendered($0))" } ?? ""))
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func json(_ table: GattTable, device: BluetoothDeviceInfo) -> String {
+        func entry(_ uuid: BluetoothUUID, _ flags: [String]?, _ value: [UInt8]?) -> [String: Any] {
+            var object: [String: Any] = ["uuid": uuid.uuidString]
+            object["name"] = names[uuid.uuidString.lowercased()]
+            object["flags"] = flags
+            object["value"] = value.map { $0.map { String(format: "%02X", $0) }.joined() }
+            return object
+        }
+        let services: [[String: Any]] = table.services.map { service in
+            var object = entry(service.uuid, nil, nil)
+            object["primary"] = service.isPrimary
+            object["characteristics"] = service.characteristics.map { characteristic in
+                var object = entry(characteristic.uuid, characteristic.flags, characteristic.value)
+                object["descriptors"] = characteristic.descriptors.map { entry($0.uuid, $0.flags, $0.value) }
+                return object
+            }
+            return object
+        }
+        var root: [String: Any] = ["address": device.address, "services": services]
+        root["name"] = device.name
+        let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func label(_ uuid: BluetoothUUID) -> String {
+        names[uuid.uuidString.lowercased()].map { "\(uuid) (\($0))" } ?? "\(uuid)"
+    }
+
+    /// Hex, and the text when every byte is printable ASCII.
+    private static func rendered(_ value: [UInt8]) -> String {
+        let hex = value.map { String(format: "%02X", $0) }.joined(separator: " ")
+        guard !value.isEmpty, value.allSatisfy({ (0x20...0x7E).contains($0) }) else { return hex.isEmpty ? "(empty)" : hex }
+        return "\(hex)  \"\(String(decoding: value, as: UTF8.self))\""
+    }
+
+    private static let names: [String: String] = [
+        "00001800-0000-1000-8000-00805f9b34fb": "Generic Access",
+        "00001801-0000-1000-8000-00805f9b34fb": "Generic Attribute",
+        "0000180a-0000-1000-8000-00805f9b34fb": "Device Information",
+        "0000180f-0000-1000-8000-00805f9b34fb": "Battery",
+        "00002a00-0000-1000-8000-00805f9b34fb": "Device Name",
+        "00002a01-0000-1000-8000-00805f9b34fb": "Appearance",
+        "00002a05-0000-1000-8000-00805f9b34fb": "Service Changed",
+        "00002a19-0000-1000-8000-00805f9b34fb": "Battery Level",
+        "00002a24-0000-1000-8000-00805f9b34fb": "Model Number",
+        "00002a25-0000-1000-8000-00805f9b34fb": "Serial Number",
+        "00002a26-0000-1000-8000-00805f9b34fb": "Firmware Revision",
+        "00002a29-0000-1000-8000-00805f9b34fb": "Manufacturer Name",
+        "00002902-0000-1000-8000-00805f9b34fb": "Client Characteristic Configuration",
+        ReaderGATTProfile.dataService: "ISSC transparent UART: the reader's data service",
+        ReaderGATTProfile.transmitCharacteristic: "reader TX: frames from the reader (notify)",
+        ReaderGATTProfile.receiveCharacteristic: "reader RX: frames to the reader (write)",
+    ]
+}
