@@ -65,4 +65,13 @@ import Testing
         #expect(result.standardOutput.contains("1  damage or an undecodable frame was found"))
         #expect(result.standardOutput.contains("--reveal"))
     }
+
+    /// A btmon capture of a session over a real bluetoothd (Fixtures/captures).
+    @Test func btsnoopCapturesDecodeLikeRecordings() throws {
+        let result = try ReaderctlProcess.run(["decode", "Fixtures/captures/bluez-session.btsnoop"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("response C1 07 READ MAGNETIC STRIPE, status 00 success"))
+        #expect(result.standardOutput.contains("track2.pan: 411111******1111"))
+        #expect(!result.standardOutput.contains("4111111111111111"))
+    }
 }

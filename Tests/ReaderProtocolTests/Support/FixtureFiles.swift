@@ -13,6 +13,10 @@ enum FixtureFiles {
         return files.filter { $0.hasSuffix(suffix) }.map { String($0.dropLast(suffix.count)) }.sorted()
     }
 
+    static func bytes(_ folder: String, _ file: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: root.appendingPathComponent(folder).appendingPathComponent(file)))
+    }
+
     static func text(_ folder: String, _ file: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(folder).appendingPathComponent(file), encoding: .utf8)
     }
