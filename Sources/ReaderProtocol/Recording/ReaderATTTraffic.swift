@@ -9,10 +9,8 @@
 /// controller is the central. On a capture of two controllers (a central and a peripheral
 /// on one machine) only the central's side is taken, so nothing is counted twice.
 public enum ReaderATTTraffic {
-    /// The reader's TX characteristic (notify), `49535343-1E4D-4BD9-BA61-23C647249616`.
-    public static let transmitUUID = uuid("49535343-1E4D-4BD9-BA61-23C647249616")
-    /// The reader's RX characteristic (write), `49535343-8841-43F4-A8D4-ECBE34729BB3`.
-    public static let receiveUUID = uuid("49535343-8841-43F4-A8D4-ECBE34729BB3")
+    static let transmitUUID = uuid(ReaderGATTProfile.transmitCharacteristic)
+    static let receiveUUID = uuid(ReaderGATTProfile.receiveCharacteristic)
 
     /// The reader's packets, in capture order, located by record number.
     public static func packets(in capture: BTSnoopFile) throws(BTSnoopError) -> [RecordedPacket] {

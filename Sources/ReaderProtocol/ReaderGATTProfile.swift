@@ -1,4 +1,4 @@
-/// The GATT layout of a VPOS-class reader, as its documentation gives it.
+/// The GATT layout of a VPOS-class reader, as its documentation gives it (§1).
 public enum ReaderGATTProfile {
     /// The ISSC transparent-UART service that carries frames.
     public static let dataService = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
