@@ -92,9 +92,11 @@ struct GattCommand: AsyncParsableCommand {
         names[uuid.uuidString.lowercased()].map { "\(uuid) (\($0))" } ?? "\(uuid)"
     }
 
-    /// Hex, and the text when every byte is printable ASCII.
+    /// Hex; a one-byte value also in decimal (e.g. a battery level); longer values also as
+    /// text when every byte is printable ASCII.
     private static func rendered(_ value: [UInt8]) -> String {
         let hex = value.map { String(format: "%02X", $0) }.joined(separator: " ")
+        if value.count == 1 { return "\(hex)  (\(value[0]))" }
         guard !value.isEmpty, value.allSatisfy({ (0x20...0x7E).contains($0) }) else { return hex.isEmpty ? "(empty)" : hex }
         return "\(hex)  \"\(String(decoding: value, as: UTF8.self))\""
     }
@@ -112,6 +114,10 @@ struct GattCommand: AsyncParsableCommand {
         "00002a25-0000-1000-8000-00805f9b34fb": "Serial Number",
         "00002a26-0000-1000-8000-00805f9b34fb": "Firmware Revision",
         "00002a29-0000-1000-8000-00805f9b34fb": "Manufacturer Name",
+        "00002a50-0000-1000-8000-00805f9b34fb": "PnP ID",
+        "00002b29-0000-1000-8000-00805f9b34fb": "Client Supported Features",
+        "00002b2a-0000-1000-8000-00805f9b34fb": "Database Hash",
+        "00002b3a-0000-1000-8000-00805f9b34fb": "Server Supported Features",
         "00002902-0000-1000-8000-00805f9b34fb": "Client Characteristic Configuration",
         ReaderGATTProfile.dataService: "ISSC transparent UART: the reader's data service",
         ReaderGATTProfile.transmitCharacteristic: "reader TX: frames from the reader (notify)",
