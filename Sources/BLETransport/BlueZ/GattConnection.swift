@@ -388,9 +388,27 @@ public actor GattConnection {
         switch result {
         case .success(let body): return body
         case .failure(let error):
+            await noticeBluetoothdGone(after: error)
             if let linkLoss { throw .linkLost(linkLoss) }
             if closed { throw .closed }
             throw error
+        }
+    }
+
+    /// A call that fails because bluetoothd left the bus can end before the owner-change
+    /// signal is handled: ask the bus, so the caller sees the link loss, not a bare D-Bus error.
+    private func noticeBluetoothdGone(after error: BluetoothError) async {
+        let peerMayBeGone =
+            switch error {
+            case .bluetoothdNotRunning: true
+            case .bluez(_, let name, _): name == DBusErrorName.noReply
+            default: false
+            }
+        guard linkLoss == nil, peerMayBeGone else { return }
+        do throws(DBusError) {
+            _ = try await session.connection.nameOwner(BlueZNames.service)
+        } catch {
+            if error.isRemote(DBusErrorName.nameHasNoOwner) { lose(.bluetoothdRestarted(newOwner: nil)) }
         }
     }
 
