@@ -1,5 +1,5 @@
 /// The MAIN and SUB bytes that identify a command, its response, or an event.
-public struct CommandCode: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct CommandCode: Sendable, Hashable, CustomStringConvertible {
     public var main: UInt8
     public var sub: UInt8
 
@@ -10,10 +10,6 @@ public struct CommandCode: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// `C1 07`.
     public var description: String { "\(main.hexByte) \(sub.hexByte)" }
-
-    public static func < (lhs: CommandCode, rhs: CommandCode) -> Bool {
-        (lhs.main, lhs.sub) < (rhs.main, rhs.sub)
-    }
 }
 
 /// One frame: `STX | MAIN | SUB | LEN (2, BE) | DATA | CRC (2)`.
