@@ -67,6 +67,20 @@ struct CardReaderEmulatorTests {
         #expect(try await bench.reader.info().model == "VPOS3356")
     }
 
+    /// The card is slow to answer an APDU (the reader leaves the 2nd command, the APDU,
+    /// unanswered): cancelling sends CANCEL, which the reader answers at once; the call
+    /// ends with `cancelled` at the cancel bound (0.5 s + 1 s) and the session goes on.
+    @Test(arguments: mtus) func cancellingMidAPDU(mtu: Int) async throws {
+        let bench = try await Bench(scenario: ["card-inserted", "silent=2"], mtu: mtu)
+        _ = try await bench.reader.powerOnCard()
+        let apdu = Task { try await bench.reader.transmit(try .select(name: Array("2PAY.SYS.DDF01".utf8))) }
+        try await bench.clock.waitForSleepers(dueWithin: .seconds(6))  // the APDU's deadline: 5 s + 1 s
+        apdu.cancel()
+        try await bench.pass(.milliseconds(1500))
+        await #expect(throws: CardReaderError.cancelled) { try await apdu.value }
+        #expect(try await bench.reader.cardSlotState() == .cardPowered)
+    }
+
     /// The reader leaves GET INFO unanswered: the host times out at 0.5 s + 1 s, sends
     /// CANCEL, and the next command gets its own answer.
     @Test(arguments: mtus) func silenceTimesOutAndTheSessionRecovers(mtu: Int) async throws {
