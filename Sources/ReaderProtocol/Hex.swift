@@ -10,3 +10,37 @@ extension Sequence<UInt8> {
     /// Upper-case hex, a space between bytes: `02 C0 01`.
     var hexString: String { map(\.hexByte).joined(separator: " ") }
 }
+
+/// Hex text as people write bytes: two digits per byte, upper or lower case, white space
+/// anywhere between digits (`02 C0 01`, `02c001`).
+public enum HexText {
+    /// Why text is not hex bytes.
+    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        case invalidDigit(Character)
+        case oddDigitCount
+
+        public var description: String {
+            switch self {
+            case .invalidDigit(let character): "'\(character)' is not a hex digit"
+            case .oddDigitCount: "odd number of hex digits: bytes are two digits each"
+            }
+        }
+    }
+
+    /// The bytes `text` spells.
+    public static func bytes(_ text: some StringProtocol) throws(Problem) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in text where !character.isWhitespace {
+            guard let nibble = character.hexDigitValue.map(UInt8.init) else { throw .invalidDigit(character) }
+            if let pending = high {
+                bytes.append(pending << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil else { throw .oddDigitCount }
+        return bytes
+    }
+}

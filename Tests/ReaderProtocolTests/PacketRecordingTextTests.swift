@@ -21,8 +21,8 @@ import ReaderProtocol
 
     @Test(arguments: [
         ("02 C0 01", RecordingFormatError.Problem.missingDirection),
-        ("> 02 C0 0", .oddHexDigitCount),
-        ("> 02 G0", .invalidHexDigit("G")),
+        ("> 02 C0 0", .notHex(.oddDigitCount)),
+        ("> 02 G0", .notHex(.invalidDigit("G"))),
         ("soon > 02", .invalidTimestamp),
         (">", .noBytes),
     ])

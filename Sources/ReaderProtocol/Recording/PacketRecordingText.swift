@@ -41,7 +41,12 @@ public enum PacketRecordingText {
             }
             timestamp = seconds
         }
-        let bytes = try hexBytes(content[content.index(after: markIndex)...], line: number)
+        let bytes: [UInt8]
+        do {
+            bytes = try HexText.bytes(content[content.index(after: markIndex)...])
+        } catch {
+            throw RecordingFormatError(line: number, problem: .notHex(error))
+        }
         guard !bytes.isEmpty else { throw RecordingFormatError(line: number, problem: .noBytes) }
         return RecordedPacket(direction: direction, bytes: bytes, timestamp: timestamp, location: number)
     }
@@ -54,24 +59,6 @@ public enum PacketRecordingText {
             return stamp + mark + " " + packet.bytes.map(\.hexByte).joined(separator: " ")
         }.joined(separator: "\n") + "\n"
     }
-
-    private static func hexBytes(_ text: Substring, line: Int) throws(RecordingFormatError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for character in text where !character.isWhitespace {
-            guard let nibble = character.hexDigitValue.map(UInt8.init) else {
-                throw RecordingFormatError(line: line, problem: .invalidHexDigit(character))
-            }
-            if let pending = high {
-                bytes.append(pending << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        guard high == nil else { throw RecordingFormatError(line: line, problem: .oddHexDigitCount) }
-        return bytes
-    }
 }
 
 /// Why a recording could not be read.
@@ -79,8 +66,7 @@ public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConve
     public enum Problem: Sendable, Hashable {
         case missingDirection
         case invalidTimestamp
-        case invalidHexDigit(Character)
-        case oddHexDigitCount
+        case notHex(HexText.Problem)
         case noBytes
     }
 
@@ -98,8 +84,7 @@ public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConve
             switch problem {
             case .missingDirection: "no direction mark ('>' host to reader, '<' reader to host)"
             case .invalidTimestamp: "the timestamp before the direction mark is not a number of seconds"
-            case .invalidHexDigit(let character): "'\(character)' is not a hex digit"
-            case .oddHexDigitCount: "odd number of hex digits: bytes are two digits each"
+            case .notHex(let problem): problem.description
             case .noBytes: "no bytes after the direction mark"
             }
         return "line \(line): \(what)"

@@ -55,22 +55,18 @@ struct APDUCommand: AsyncParsableCommand {
     }
 
     private func commands() throws -> [CommandAPDU] {
-        try apdus.map { text in
-            let digits = text.filter { !$0.isWhitespace }
-            guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else {
-                throw ValidationError("'\(text)' is not hex bytes (two hex digits per byte)")
-            }
-            var bytes: [UInt8] = []
-            var index = digits.startIndex
-            while index < digits.endIndex {
-                let next = digits.index(index, offsetBy: 2)
-                bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
-                index = next
+        // Errors name the APDU by position: its bytes can be card data.
+        try apdus.enumerated().map { position, text in
+            let bytes: [UInt8]
+            do {
+                bytes = try HexText.bytes(text)
+            } catch {
+                throw ValidationError("APDU \(position + 1) is not hex bytes: \(error)")
             }
             do {
                 return try CommandAPDU(parsing: bytes)
             } catch {
-                throw ValidationError("APDU \(text.prefix(8))…: \(error)")
+                throw ValidationError("APDU \(position + 1): \(error)")
             }
         }
     }
