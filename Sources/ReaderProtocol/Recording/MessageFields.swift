@@ -69,24 +69,18 @@ struct MessageFields {
         case .absent: values["track1"] = "absent"
         case .malformed(let error): values["track1"] = "malformed: \(error)"
         case .parsed(let track):
-            values["track1"] = "parsed"
-            values["track1.pan"] = pan(track.primaryAccountNumber)
-            values["track1.luhn"] = track.passesLuhn ? "valid" : "invalid"
+            addFinancialTrack(
+                "track1", pan: track.primaryAccountNumber, expiry: track.expiry, serviceCode: track.serviceCode,
+                discretionaryData: track.discretionaryData)
             values["track1.name"] = reveal ? track.cardholderName.revealed() : nil
-            values["track1.expiry"] = track.expiry?.yymm
-            values["track1.serviceCode"] = track.serviceCode?.description
-            values["track1.discretionaryData"] = reveal ? String(decoding: track.discretionaryData.revealed(), as: UTF8.self) : nil
         }
         switch tracks.track2 {
         case .absent: values["track2"] = "absent"
         case .malformed(let error): values["track2"] = "malformed: \(error)"
         case .parsed(let track):
-            values["track2"] = "parsed"
-            values["track2.pan"] = pan(track.primaryAccountNumber)
-            values["track2.luhn"] = track.passesLuhn ? "valid" : "invalid"
-            values["track2.expiry"] = track.expiry?.yymm
-            values["track2.serviceCode"] = track.serviceCode?.description
-            values["track2.discretionaryData"] = reveal ? String(decoding: track.discretionaryData.revealed(), as: UTF8.self) : nil
+            addFinancialTrack(
+                "track2", pan: track.primaryAccountNumber, expiry: track.expiry, serviceCode: track.serviceCode,
+                discretionaryData: track.discretionaryData)
         }
         switch tracks.track3 {
         case .absent: values["track3"] = "absent"
@@ -95,6 +89,19 @@ struct MessageFields {
             values["track3"] = "present"
             values["track3.characters"] = reveal ? track.revealed() : nil
         }
+    }
+
+    /// The fields tracks 1 and 2 share (ISO/IEC 7813).
+    private mutating func addFinancialTrack(
+        _ track: String, pan: PrimaryAccountNumber, expiry: ExpiryDate?, serviceCode: ServiceCode?,
+        discretionaryData: SensitiveBytes
+    ) {
+        values[track] = "parsed"
+        values["\(track).pan"] = reveal ? pan.revealed() : pan.masked
+        values["\(track).luhn"] = pan.passesLuhn ? "valid" : "invalid"
+        values["\(track).expiry"] = expiry?.yymm
+        values["\(track).serviceCode"] = serviceCode?.description
+        values["\(track).discretionaryData"] = reveal ? String(decoding: discretionaryData.revealed(), as: UTF8.self) : nil
     }
 
     private mutating func add(_ apdu: CommandAPDU) {
@@ -120,9 +127,5 @@ struct MessageFields {
         objects.map { object in
             object.tag.description + (object.children.isEmpty ? "" : "(\(tagTree(object.children)))")
         }.joined(separator: " ")
-    }
-
-    private func pan(_ pan: PrimaryAccountNumber) -> String {
-        reveal ? pan.revealed() : pan.masked
     }
 }
