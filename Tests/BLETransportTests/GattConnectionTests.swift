@@ -115,7 +115,7 @@ import Testing
         await #expect(throws: BluetoothError.self) {
             try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .milliseconds(300))
         }
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(10))  // the 300 ms deadline, not a hang
         #expect(fake.recorded("Disconnect").count == 1)  // the pending connection is cancelled
         await session.close()
         await fake.connection.close()
