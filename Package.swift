@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "CardReaderKit", targets: ["CardReaderKit"]),
         .library(name: "ReaderProtocol", targets: ["ReaderProtocol"]),
+        .library(name: "BLETransport", targets: ["BLETransport"]),
         .executable(name: "readerctl", targets: ["readerctl"]),
     ],
     dependencies: [
@@ -14,11 +15,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "ReaderProtocol"),
-        .systemLibrary(
-            name: "CDBus",
-            pkgConfig: "dbus-1",
-            providers: [.apt(["libdbus-1-dev"])]
-        ),
+        // libdbus's API, declared by the project and loaded at run time: building needs no
+        // libdbus headers, and nothing links libdbus.
+        .target(name: "CDBus"),
         .target(
             name: "BLETransport",
             dependencies: [
@@ -44,7 +43,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"]),
         .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit"]),
         .testTarget(name: "readerctlTests"),
         .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit"]),

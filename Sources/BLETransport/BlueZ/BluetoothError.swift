@@ -21,6 +21,8 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case closed
     /// The D-Bus connection failed or was lost.
     case bus(String)
+    /// libdbus could not be loaded, so BlueZ cannot be reached at all.
+    case dbusLibraryUnavailable(DBusLibraryError)
     /// The calling task was cancelled.
     case cancelled
     /// BlueZ answered with something this layer does not understand.
@@ -39,6 +41,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timeout(let call): self = .bluez(operation: operation, name: DBusErrorName.noReply, message: call)
         case .disconnected(let reason): self = .bus("\(operation): \(reason)")
         case .connectionFailed(let name, let message): self = .bus("\(operation): \(name): \(message)")
+        case .libraryUnavailable(let error): self = .dbusLibraryUnavailable(error)
         case .cancelled: self = .cancelled
         case .marshalling(let detail): self = .unexpectedReply("\(operation): \(detail)")
         }
@@ -52,7 +55,8 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A stable identifier: the D-Bus error name for BlueZ errors, else e.g.
     /// `bluetoothd-not-running`, `no-such-adapter`, `adapter-powered-off`,
-    /// `device-not-found`, `timeout`, `missing-attribute`, or the link loss code.
+    /// `device-not-found`, `timeout`, `missing-attribute`, `dbus-library-unavailable`, or the
+    /// link loss code.
     public var code: String {
         switch self {
         case .bluetoothdNotRunning: "bluetoothd-not-running"
@@ -65,6 +69,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .linkLost(let loss): loss.code
         case .closed: "closed"
         case .bus: "dbus-failed"
+        case .dbusLibraryUnavailable(let error): error.code
         case .cancelled: "cancelled"
         case .unexpectedReply: "unexpected-reply"
         }
@@ -85,6 +90,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .linkLost(let loss): "the Bluetooth link was lost: \(loss)"
         case .closed: "the Bluetooth connection is closed"
         case .bus(let detail): "D-Bus failure: \(detail)"
+        case .dbusLibraryUnavailable(let error): error.description
         case .cancelled: "cancelled"
         case .unexpectedReply(let detail): "unexpected reply from BlueZ: \(detail)"
         }

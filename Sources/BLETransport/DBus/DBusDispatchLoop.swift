@@ -87,11 +87,17 @@ final class DBusDispatchLoop: @unchecked Sendable {
         (incomingCalls, incomingContinuation) = AsyncStream.makeStream(of: DBusMessage.self)
     }
 
-    /// Starts the dispatch thread, which opens and registers the connection (blocking
-    /// libdbus calls happen there, never on the cooperative pool).
+    /// Loads libdbus if need be, then starts the dispatch thread, which opens and
+    /// registers the connection (blocking libdbus calls happen there, never on the
+    /// cooperative pool).
     static func start(_ target: DBusConnectTarget, logger: Logger) async throws(DBusError)
         -> (DBusDispatchLoop, DBusConnectInfo)
     {
+        do {
+            try DBusLibrary.require()
+        } catch {
+            throw .libraryUnavailable(error)
+        }
         let loop = try DBusDispatchLoop(logger: logger)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusConnectInfo, DBusError>, Never>) in
             let thread = Thread {

@@ -17,6 +17,8 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case marshalling(String)
     /// Opening, authenticating or registering the connection failed.
     case connectionFailed(name: String, message: String)
+    /// libdbus itself could not be loaded: no connection can be opened.
+    case libraryUnavailable(DBusLibraryError)
 
     /// The D-Bus error name of a ``remote(name:message:)`` error.
     public var name: String? {
@@ -36,6 +38,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled: "D-Bus call cancelled"
         case .marshalling(let detail): "D-Bus marshalling error: \(detail)"
         case .connectionFailed(let name, let message): "D-Bus connection failed: \(name): \(message)"
+        case .libraryUnavailable(let error): error.description
         }
     }
 
