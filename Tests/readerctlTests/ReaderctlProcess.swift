@@ -29,10 +29,16 @@ struct ReaderctlProcess {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func run(_ arguments: [String], standardInput: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+    /// Runs readerctl with `arguments`; `environment` adds to (or overrides) the test's own.
+    static func run(
+        _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = repositoryRoot
         let output = Pipe()
         let error = Pipe()
