@@ -7,7 +7,7 @@ VM_DIR="$REPO_ROOT/.build-vm"
 
 # Debian packages the harness needs on the host (the guest uses the host's /usr).
 BLUEZ_VM_PACKAGES=(qemu-system-x86 bluez bluez-test-tools dbus busybox-static kmod
-    libdbus-1-dev cpio python3 python3-dbus python3-gi)
+    libdbus-1-3 cpio python3 python3-dbus python3-gi)
 
 # Kernel modules loaded by the initramfs (their dependencies are added by prepare):
 # virtio + 9p for the mounts; then, because every process start costs ~0.1-0.4 s under
