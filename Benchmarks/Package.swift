@@ -22,6 +22,10 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
+        .executableTarget(
+            name: "DBusBenchmark",
+            dependencies: [.product(name: "BLETransport", package: sdk)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

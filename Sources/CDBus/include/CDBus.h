@@ -176,6 +176,12 @@ typedef void (*DBusFreeFunction)(void *memory);
       (iter, sub))                                                                                         \
     V(void, dbus_message_iter_abandon_container, (DBusMessageIter * iter, DBusMessageIter * sub), (iter, sub))
 
+#ifdef CARDREADERKIT_LIBDBUS_LINKED
+/* A program linked against libdbus (the benchmarks' reference) gets plain declarations. */
+#define CARDREADERKIT_LIBDBUS_DECLARATION(type, name, parameters, arguments) extern type name parameters;
+CARDREADERKIT_LIBDBUS_FUNCTIONS(CARDREADERKIT_LIBDBUS_DECLARATION, CARDREADERKIT_LIBDBUS_DECLARATION)
+#undef CARDREADERKIT_LIBDBUS_DECLARATION
+#else
 /* The resolved functions, one pointer each, named as in libdbus. */
 typedef struct CardReaderKitLibDBus {
 #define CARDREADERKIT_LIBDBUS_POINTER(type, name, parameters, arguments) type(*name) parameters;
@@ -193,6 +199,7 @@ extern CardReaderKitLibDBus cardreaderkit_libdbus;
 CARDREADERKIT_LIBDBUS_FUNCTIONS(CARDREADERKIT_LIBDBUS_RETURNING, CARDREADERKIT_LIBDBUS_VOID)
 #undef CARDREADERKIT_LIBDBUS_RETURNING
 #undef CARDREADERKIT_LIBDBUS_VOID
+#endif
 
 /* MARK: Loading */
 
