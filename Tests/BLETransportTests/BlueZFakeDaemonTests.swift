@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// The BlueZ layer against a fake bluetoothd on a private dbus-daemon.
-@Suite struct BlueZFakeDaemonTests {
+@Suite(.needsDBus) struct BlueZFakeDaemonTests {
     @Test func withoutBluetoothdTheErrorSaysSo() async throws {
         try await withBus { _, client, _ in
             let session = BluetoothSession(connection: client)

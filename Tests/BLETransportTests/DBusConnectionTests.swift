@@ -55,7 +55,7 @@ private func exportEcho(on server: DBusConnection) throws {
     ])
 }
 
-@Suite("DBusConnection against a private dbus-daemon")
+@Suite("DBusConnection against a private dbus-daemon", .needsDBus)
 struct DBusConnectionTests {
     @Test func busDaemonMethodsAndErrorNames() async throws {
         try await withBus { _, client, _ in

@@ -25,7 +25,7 @@ struct DBusLibraryTests {
 
     /// libdbus fills a DBusError placed at the start of a guarded buffer: the name lands
     /// where the declaration says, and nothing past the declared size is written.
-    @Test func libdbusWritesDBusErrorWithinItsDeclaredSize() throws {
+    @Test(.needsDBus) func libdbusWritesDBusErrorWithinItsDeclaredSize() throws {
         try DBusLibrary.require()
         try withGuardedBuffer(of: CDBus.DBusError.self) { error in
             dbus_error_init(error)
@@ -42,7 +42,7 @@ struct DBusLibraryTests {
 
     /// An append iterator and a container's sub-iterator, each in a guarded buffer, write a
     /// message that a read iterator (also guarded) reads back intact.
-    @Test func libdbusUsesDBusMessageIterWithinItsDeclaredSize() throws {
+    @Test(.needsDBus) func libdbusUsesDBusMessageIterWithinItsDeclaredSize() throws {
         try DBusLibrary.require()
         let message = try #require(dbus_message_new(DBusTypeCode.messageTypeSignal))
         defer { dbus_message_unref(message) }
@@ -70,7 +70,7 @@ struct DBusLibraryTests {
         }
     }
 
-    @Test func aLibraryThatCannotBeFoundIsATypedErrorNamingThePackage() throws {
+    @Test(.needsDBus) func aLibraryThatCannotBeFoundIsATypedErrorNamingThePackage() throws {
         let result = DBusLibrary.load("libdbus-absent-for-this-test.so.3")
         guard case .failure(let error) = result else {
             Issue.record("loading a library that does not exist succeeded")

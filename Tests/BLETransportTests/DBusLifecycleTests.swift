@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite("DBusConnection lifecycle, subscriptions and ordering")
+@Suite("DBusConnection lifecycle, subscriptions and ordering", .needsDBus)
 struct DBusLifecycleTests {
     /// The daemon's count of match rules of a connection (Debug.Stats), or nil if the
     /// daemon was built without statistics.

@@ -3,7 +3,7 @@ import Testing
 
 /// Connecting, binding, notifications, chunked writes and link loss, against a fake
 /// bluetoothd on a private dbus-daemon.
-@Suite struct GattConnectionTests {
+@Suite(.needsDBus) struct GattConnectionTests {
     func connect(abortedConnects: Int = 0) async throws -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection) {
         let bus = try TestBus()
         let fake = try await FakeBlueZ.start(on: bus)

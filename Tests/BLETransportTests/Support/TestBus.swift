@@ -148,3 +148,20 @@ final class Gate: Sendable {
         }
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// For tests that start a private `dbus-daemon` and reach it through libdbus: on a
+    /// machine without them (a bare Swift container) they are skipped, saying what to
+    /// install. `.ci/run` installs both, so CI runs them.
+    static var needsDBus: Self {
+        .enabled(if: dbusIsInstalled, "needs dbus-daemon and libdbus-1.so.3: apt-get install dbus")
+    }
+}
+
+private let dbusIsInstalled: Bool = {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+        let library = dlopen("libdbus-1.so.3", RTLD_NOW | RTLD_LOCAL)
+    else { return false }
+    dlclose(library)
+    return true
+}()
