@@ -1,5 +1,5 @@
-/// D-Bus type codes. The `DBUS_TYPE_*` macros of libdbus are written as `((int) 'y')`
-/// and do not import into Swift, so the codes are defined here.
+/// D-Bus type codes: the characters of the specification's type signatures, which
+/// libdbus's API takes and returns as `int`, and its message type numbers.
 enum DBusTypeCode {
     static let invalid: Int32 = 0
     static let byte = Int32(UInt8(ascii: "y"))
