@@ -114,6 +114,37 @@ import Testing
         ])
     }
 
+    /// A live link's cut-off: the field's MCU-restart bytes (a header declaring 64 bytes, 3
+    /// bytes of DATA) then a whole frame leave the decoder holding an incomplete frame;
+    /// `finish()` recovers the frame (offset 8, counted by hand), and decoding goes on with
+    /// offsets that continue (the event at 8 + 20 = 28).
+    @Test func finishCutsOffAStalledFrameAndDecodingGoesOn() {
+        var decoder = FrameDecoder()
+        let restarted: [UInt8] = [0x02, 0xC0, 0x01, 0x00, 0x40, 0x00, 0x01, 0x08]
+        #expect(decoder.decode(restarted + Doc.iccPowerOnResponse).isEmpty)
+        #expect(decoder.hasIncompleteFrame)
+        #expect(decoder.finish() == [
+            .damage(FrameDamage(offset: 0, length: 28, reason: .truncated(expectedLength: 71))),
+            .frame(Frame(main: 0xC2, sub: 0x01, data: [0x00] + Doc.atr), offset: 8),
+        ])
+        #expect(!decoder.hasIncompleteFrame)
+        #expect(decoder.decode(Doc.cardInsertedEvent) == [.frame(Frame(main: 0xE0, sub: 0x01), offset: 28)])
+    }
+
+    /// The field's false STX in noise (`FF 02 00 07 01 10`: MAIN 00, SUB 07, LEN 272) split
+    /// across two notifications, then a frame: cut off, the noise byte and the frame come out.
+    @Test func aSplitFalseStartIsCutOffAndTheFrameBehindItRecovered() {
+        var decoder = FrameDecoder()
+        var events = decoder.decode([0xFF, 0x02, 0x00]) + decoder.decode([0x07, 0x01, 0x10] + Doc.getInfoRequest)
+        #expect(events.isEmpty)
+        events = decoder.finish()
+        #expect(events == [
+            .damage(FrameDamage(offset: 0, length: 1, reason: .noise)),
+            .damage(FrameDamage(offset: 1, length: 12, reason: .truncated(expectedLength: 279))),
+            .frame(Frame(main: 0xC0, sub: 0x01), offset: 6),
+        ])
+    }
+
     /// Card data that looks like a frame stays data: the outer frame completes first.
     @Test func aFrameInsideDataIsNotTakenForAFrame() throws {
         let outer = try Frame(main: 0xC2, sub: 0x02, data: [0x00] + Doc.cardInsertedEvent + [0x90, 0x00]).encoded()

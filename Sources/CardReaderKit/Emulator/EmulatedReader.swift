@@ -34,6 +34,7 @@ public actor EmulatedReader {
 
     private enum TimedAction: Sendable, Equatable {
         case idleTimeout
+        case restartComplete
         case swipe(command: Int)
         case commandTimeout(command: Int)
         case insertCard
@@ -73,6 +74,8 @@ public actor EmulatedReader {
     private var commandCount = 0
     private var apduCount = 0
     private var responseCount = 0
+    /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
+    private var resentAfterRestart: [[UInt8]] = []
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data.
@@ -281,6 +284,9 @@ public actor EmulatedReader {
         switch action {
         case .idleTimeout:
             endConnection(dropping: LinkDropReason(code: "idle-timeout", detail: "no command for \(configuration.idleTimeout)"))
+        case .restartComplete:
+            for bytes in resentAfterRestart { send(bytes) }
+            resentAfterRestart.removeAll()
         case .swipe(let number):
             guard waiting?.number == number, let command = takeWaitingCommand() else { return }
             answer(command.code, swipeResult())
@@ -375,7 +381,31 @@ public actor EmulatedReader {
                 dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link mid-frame"))
             return
         }
-        send(bytes)
+        if scenario.splitFalseStartBefore == responseCount {
+            send(Array(Self.falseStart.prefix(3)))
+            send(Array(Self.falseStart.dropFirst(3)))
+        }
+        let noise = scenario.falseStartBefore == responseCount ? Self.falseStart : []
+        guard scenario.restartMidFrame != responseCount else {
+            send(noise + Self.interruptedStart(of: bytes))
+            resentAfterRestart.append(bytes)
+            timeline.schedule(.restartComplete, at: clock.elapsed() + Self.restartTime)
+            return
+        }
+        send(noise + bytes)
+    }
+
+    /// Line noise holding a false STX whose header (MAIN 00, SUB 07) declares 272 bytes.
+    static let falseStart: [UInt8] = [0xFF, 0x02, 0x00, 0x07, 0x01, 0x10]
+    /// How long the reader's MCU takes to restart (`restart-mid-frame`).
+    static let restartTime = Duration.milliseconds(80)
+
+    /// What a restart leaves of a response the reader had started: STX, MAIN, SUB, a LEN
+    /// 64 bytes longer than the response sent after the restart (the interrupted one was
+    /// being built with more), and 3 bytes.
+    static func interruptedStart(of frame: [UInt8]) -> [UInt8] {
+        let length = (Int(frame[3]) << 8 | Int(frame[4])) + 64
+        return Array(frame.prefix(3)) + [UInt8(length >> 8), UInt8(length & 0xFF)] + frame.dropFirst(5).prefix(3)
     }
 
     private func send(event: ReaderEvent) {

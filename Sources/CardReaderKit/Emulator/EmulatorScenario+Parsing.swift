@@ -21,6 +21,11 @@ extension EmulatorScenario {
         drop-notification=N        never send the Nth notification
         noise[=BYTES]              line noise (default 4 bytes) before every frame
         drop-mid-frame[=N]         cut the Nth response (default 1st) halfway and drop the link
+        restart-mid-frame[=N]      the reader restarts inside the Nth response (default 1st): the start of
+                                   a longer frame, then 80 ms later the response; the link stays up
+        false-stx[=N]              noise with a false STX declaring 272 bytes (FF 02 00 07 01 10) right
+                                   before the Nth response (default 1st), in the same notification
+        false-stx-split[=N]        the same noise split across two notifications (FF 02 00, 07 01 10)
         """
 
     /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
@@ -73,6 +78,9 @@ extension EmulatorScenario {
         case "drop-notification": dropNotification = try number(ordinal)
         case "noise": noiseLength = try number(1...244, default: 4)
         case "drop-mid-frame": dropMidFrame = try number(ordinal, default: 1)
+        case "restart-mid-frame": restartMidFrame = try number(ordinal, default: 1)
+        case "false-stx": falseStartBefore = try number(ordinal, default: 1)
+        case "false-stx-split": splitFalseStartBefore = try number(ordinal, default: 1)
         default: throw EmulatorScenarioError(step: step, problem: .unknownStep)
         }
     }

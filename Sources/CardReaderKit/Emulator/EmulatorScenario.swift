@@ -67,6 +67,18 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `drop-mid-frame[=N]`: the Nth response (default the first) is cut after half its bytes
     /// and the link drops (`emulator-dropped`).
     public var dropMidFrame: Int?
+    /// `restart-mid-frame[=N]`: the reader's MCU restarts while it sends the Nth response
+    /// (default the first), behind its BLE module, so the link stays up: the host gets the
+    /// start of a frame (the response's MAIN and SUB, a LEN 64 bytes longer than the
+    /// response's, 3 bytes), then, 80 ms later, the whole response.
+    public var restartMidFrame: Int?
+    /// `false-stx[=N]`: line noise holding a false STX whose header declares 272 bytes
+    /// (`FF 02 00 07 01 10`) comes right before the Nth response (default the first), in
+    /// the same notification.
+    public var falseStartBefore: Int?
+    /// `false-stx-split[=N]`: the same noise, split across two notifications (`FF 02 00`,
+    /// `07 01 10`), comes right before the Nth response (default the first).
+    public var splitFalseStartBefore: Int?
 
     /// The default: nothing unusual.
     public init() {}

@@ -24,10 +24,18 @@ public actor CardReader {
         public var connectTimeout: Duration
         /// Added to each documented answer time to cover the link's latency.
         public var linkMargin: Duration
+        /// How long a frame that has started to arrive may wait for its next byte before it
+        /// is taken as cut off (the reader sends a frame's notifications back to back), so
+        /// that an answer behind line damage is found: 250 ms by default.
+        public var incompleteFrameTimeout: Duration
 
-        public init(connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1)) {
+        public init(
+            connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1),
+            incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout
+        ) {
             self.connectTimeout = connectTimeout
             self.linkMargin = linkMargin
+            self.incompleteFrameTimeout = incompleteFrameTimeout
         }
     }
 
@@ -59,6 +67,11 @@ public actor CardReader {
     private var generation: UInt64 = 0
     private var inboundTask: Task<Void, Never>?
     private var decoder = FrameDecoder()
+    /// Notifications received; the incomplete-frame watch compares counts to see quiet.
+    private var notificationCount: UInt64 = 0
+    /// Sleeps while the decoder holds an incomplete frame; cuts it off once the link has
+    /// been quiet for ``Configuration/incompleteFrameTimeout``.
+    private var incompleteFrameWatch: Task<Void, Never>?
     private var gate = CommandGate()
     private var exchange: Exchange?
     private var nextID: UInt64 = 0
@@ -99,6 +112,7 @@ public actor CardReader {
         generation += 1
         let current = generation
         decoder.reset()
+        notificationCount = 0
         unansweredCancels = 0
         inboundTask = Task { [weak self] in
             for await item in link.inbound {
@@ -342,19 +356,56 @@ public actor CardReader {
         guard generation == self.generation else { return }
         switch item {
         case .notification(let bytes):
-            decoder.decode(bytes) { event in
-                switch event {
-                case .frame(let frame, _):
-                    route(frame)
-                case .damage(let damage):
-                    logger.warning("damaged bytes from the reader: \(damage)")
-                }
-            }
+            notificationCount &+= 1
+            decoder.decode(bytes) { handle($0) }
+            if decoder.hasIncompleteFrame { watchIncompleteFrame() }
         case .dropped(let reason):
             guard let link else { return }
             logger.notice("link lost: \(reason)")
             await tearDown(link: link, reason: reason)
         }
+    }
+
+    private func handle(_ event: FrameDecoder.Event) {
+        switch event {
+        case .frame(let frame, _):
+            route(frame)
+        case .damage(let damage):
+            logger.warning("damaged bytes from the reader: \(damage)")
+        }
+    }
+
+    /// Starts the watch if it is not running. It sleeps for the timeout, and again while
+    /// notifications keep arriving, so a frame is cut off only after that much quiet.
+    private func watchIncompleteFrame() {
+        guard incompleteFrameWatch == nil else { return }
+        let limit = configuration.incompleteFrameTimeout
+        let watched = generation
+        let armed = notificationCount
+        incompleteFrameWatch = Task { [clock, weak self] in
+            var seen = armed
+            while true {
+                guard (try? await clock.sleep(for: limit)) != nil,
+                    let next = await self?.cutOffIfQuiet(since: seen, generation: watched)
+                else { return }
+                seen = next
+            }
+        }
+    }
+
+    /// Cuts off the incomplete frame if nothing arrived since the `seen`th notification, and
+    /// reports what that recovers. Returns the count to watch from when bytes did arrive;
+    /// nil when the watch is over.
+    private func cutOffIfQuiet(since seen: UInt64, generation watched: UInt64) -> UInt64? {
+        guard watched == generation, decoder.hasIncompleteFrame else {
+            if watched == generation { incompleteFrameWatch = nil }
+            return nil
+        }
+        guard notificationCount == seen else { return notificationCount }
+        incompleteFrameWatch = nil
+        logger.debug("an incomplete frame received nothing for \(configuration.incompleteFrameTimeout): cut off")
+        decoder.finish { handle($0) }
+        return nil
     }
 
     private func inboundEnded(generation: UInt64) async {
@@ -402,6 +453,8 @@ public actor CardReader {
         }
         if let barrier { releaseBarrier(barrier.id, settled: false) }
         unansweredCancels = 0
+        incompleteFrameWatch?.cancel()
+        incompleteFrameWatch = nil
         decoder.reset()
         setState(reason.map { .lost($0) } ?? .disconnected)
         broadcast(.disconnected(reason))

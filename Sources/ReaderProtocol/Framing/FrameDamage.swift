@@ -11,7 +11,9 @@ public struct FrameDamage: Sendable, Hashable, CustomStringConvertible {
         case lengthOutOfRange(declared: Int, maximum: Int)
         /// The checksum computed over MAIN…DATA differs from the one received.
         case checksumMismatch(computed: UInt16, received: UInt16)
-        /// The input ended inside a frame; `expectedLength` is nil if the header was cut too.
+        /// A frame was cut off: the input ended inside it, or on a live link its bytes stopped
+        /// coming (``FrameProfile/incompleteFrameTimeout``); `expectedLength` is nil if the
+        /// header was cut too.
         case truncated(expectedLength: Int?)
     }
 
@@ -50,9 +52,9 @@ extension FrameDamage.Reason: CustomStringConvertible {
         case .checksumMismatch(let computed, let received):
             "checksum mismatch: computed \(computed.hexWord), received \(received.hexWord)"
         case .truncated(let expected?):
-            "input ended inside a frame of \(expected) bytes"
+            "frame of \(expected) bytes cut off (the input ended, or its bytes stopped coming)"
         case .truncated(nil):
-            "input ended inside a frame header"
+            "frame header cut off (the input ended, or its bytes stopped coming)"
         }
     }
 }

@@ -22,6 +22,9 @@
 ///   STX in noise had started to swallow is still found.
 /// - A frame's DATA is never searched for frames while the frame can still complete, so
 ///   card data that happens to look like a frame cannot be taken for one.
+/// - A live link has no end of input: its owner calls ``finish(_:)`` when an incomplete
+///   frame (``hasIncompleteFrame``) has received nothing for the profile's
+///   ``FrameProfile/incompleteFrameTimeout``, and goes on decoding.
 ///
 /// Memory stays bounded by one maximum-size frame whatever the input; the buffer is
 /// allocated once, so feeding chunks allocates nothing in steady state (only a decoded
@@ -99,8 +102,13 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// Ends the stream: a frame cut off by the end of input is reported as truncated, the
-    /// bytes after its STX are scanned again, and pending noise is reported.
+    /// Whether bytes are held for a frame that has not completed yet.
+    public var hasIncompleteFrame: Bool { !candidate.isEmpty }
+
+    /// Cuts off what is held: a frame the input ended inside, or one whose bytes stopped
+    /// coming on a live link, is reported as truncated, the bytes after its STX are scanned
+    /// again (frames among them are reported), and pending noise is reported. Decoding may
+    /// go on afterwards; offsets continue.
     public mutating func finish(_ handler: (Event) -> Void) {
         while !candidate.isEmpty {
             let expected = candidate.count >= FrameProfile.headerLength ? declaredFrameLength : nil

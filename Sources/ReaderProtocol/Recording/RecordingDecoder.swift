@@ -1,6 +1,10 @@
 /// Decodes a recording: reassembles each direction's stream on its own and reports every
 /// frame (with its decoded message) and every damaged region, in the order the packets
 /// that completed them were recorded.
+///
+/// When packets carry timestamps, a frame left incomplete by a packet and followed by
+/// nothing in its direction for the profile's ``FrameProfile/incompleteFrameTimeout`` is
+/// cut off there, as a live host cuts it off, and reported at that packet.
 public struct RecordingDecoder: Sendable {
     /// One result: a frame or a damaged region, with where it was found.
     public struct Entry: Sendable, Hashable {
@@ -21,16 +25,24 @@ public struct RecordingDecoder: Sendable {
     private var hostToReader: FrameDecoder
     private var readerToHost: FrameDecoder
     private var lastPacket: [LinkDirection: RecordedPacket] = [:]
+    private let incompleteFrameTimeout: Double
 
     public init(profile: FrameProfile = .vpos3356) {
         hostToReader = FrameDecoder(profile: profile)
         readerToHost = FrameDecoder(profile: profile)
+        let (seconds, attoseconds) = profile.incompleteFrameTimeout.components
+        incompleteFrameTimeout = Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    /// Feeds one packet and returns what it completed.
+    /// Feeds one packet and returns what it completed, after what the quiet before it cut off.
     public mutating func decode(_ packet: RecordedPacket) -> [Entry] {
-        lastPacket[packet.direction] = packet
         var entries: [Entry] = []
+        if let previous = lastPacket[packet.direction], let then = previous.timestamp, let now = packet.timestamp,
+            now - then >= incompleteFrameTimeout, holdsIncompleteFrame(packet.direction)
+        {
+            entries += cutOff(packet.direction, at: previous)
+        }
+        lastPacket[packet.direction] = packet
         let handler = { (event: FrameDecoder.Event) in
             entries.append(Self.entry(event, packet: packet))
         }
@@ -43,16 +55,27 @@ public struct RecordingDecoder: Sendable {
 
     /// Ends both streams: frames cut off by the end of the recording are reported.
     public mutating func finish() -> [Entry] {
+        [LinkDirection.hostToReader, .readerToHost].flatMap { direction in
+            lastPacket[direction].map { cutOff(direction, at: $0) } ?? []
+        }
+    }
+
+    private func holdsIncompleteFrame(_ direction: LinkDirection) -> Bool {
+        switch direction {
+        case .hostToReader: hostToReader.hasIncompleteFrame
+        case .readerToHost: readerToHost.hasIncompleteFrame
+        }
+    }
+
+    /// Cuts off what `direction` holds, reporting it at `packet`, its last one.
+    private mutating func cutOff(_ direction: LinkDirection, at packet: RecordedPacket) -> [Entry] {
         var entries: [Entry] = []
-        for direction in [LinkDirection.hostToReader, .readerToHost] {
-            guard let packet = lastPacket[direction] else { continue }
-            let handler = { (event: FrameDecoder.Event) in
-                entries.append(Self.entry(event, packet: packet))
-            }
-            switch direction {
-            case .hostToReader: hostToReader.finish(handler)
-            case .readerToHost: readerToHost.finish(handler)
-            }
+        let handler = { (event: FrameDecoder.Event) in
+            entries.append(Self.entry(event, packet: packet))
+        }
+        switch direction {
+        case .hostToReader: hostToReader.finish(handler)
+        case .readerToHost: readerToHost.finish(handler)
         }
         return entries
     }

@@ -3,6 +3,10 @@ import ReaderProtocol
 
 /// A reader played by the test, frame by frame: it sees each command the host writes and
 /// answers (or not) as the test says. Every wait is bounded in real time.
+///
+/// What it sends waits in a queue that the host's inbound stream takes from; the host asks
+/// for the next item only once it has handled the previous one, so
+/// ``waitUntilHostHasHandledEverything()`` knows when everything sent has been handled.
 actor ScriptedReader {
     struct Timeout: Error, CustomStringConvertible {
         var what: String
@@ -14,7 +18,12 @@ actor ScriptedReader {
     private var commands: [ReaderCommand] = []
     private var commandWaiters: [CheckedContinuation<Void, Never>] = []
     private(set) var packetSizes: [Int] = []
-    private var continuation: AsyncStream<LinkInbound>.Continuation?
+    /// Sent but not yet taken by the host; nil ends the stream.
+    private var outbox: [LinkInbound?] = []
+    private var hostWaiting: CheckedContinuation<LinkInbound?, Never>?
+    private var handledWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Counts links, so that a stream of an earlier link ends instead of taking items.
+    private var linkNumber = 0
     private var closed = false
 
     init(mtu: Int = 23) {
@@ -24,10 +33,50 @@ actor ScriptedReader {
     nonisolated var connector: ScriptedConnector { ScriptedConnector(reader: self) }
 
     func makeLink() -> ScriptedLink {
-        let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
-        self.continuation = continuation
+        linkNumber += 1
+        let number = linkNumber
+        outbox.removeAll()
+        hostWaiting?.resume(returning: nil)
+        hostWaiting = nil
         closed = false
+        let stream = AsyncStream<LinkInbound> { await self.nextInbound(link: number) }
         return ScriptedLink(reader: self, inbound: stream, maximumWriteLength: mtu - 3)
+    }
+
+    /// The host's inbound stream asks for its next item: it has handled the previous one.
+    private func nextInbound(link number: Int) async -> LinkInbound? {
+        guard number == linkNumber else { return nil }
+        if !outbox.isEmpty { return outbox.removeFirst() }
+        for waiter in handledWaiters { waiter.resume() }
+        handledWaiters.removeAll()
+        return await withCheckedContinuation { hostWaiting = $0 }
+    }
+
+    private func deliver(_ item: LinkInbound?) {
+        if let waiting = hostWaiting {
+            hostWaiting = nil
+            waiting.resume(returning: item)
+        } else {
+            outbox.append(item)
+        }
+    }
+
+    /// Waits until the host has handled everything sent so far (it waits for more), up to
+    /// `limit` of real time.
+    func waitUntilHostHasHandledEverything(within limit: Duration = .seconds(10)) async throws {
+        guard hostWaiting == nil || !outbox.isEmpty else { return }
+        let alarm = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            self.releaseHandledWaiters()
+        }
+        await withCheckedContinuation { handledWaiters.append($0) }
+        alarm.cancel()
+        guard hostWaiting != nil, outbox.isEmpty else { throw Timeout(what: "the host to handle what was sent") }
+    }
+
+    private func releaseHandledWaiters() {
+        for waiter in handledWaiters { waiter.resume() }
+        handledWaiters.removeAll()
     }
 
     func hostWrote(_ packet: [UInt8]) throws(LinkError) {
@@ -43,7 +92,7 @@ actor ScriptedReader {
 
     func hostClosed() {
         closed = true
-        continuation?.finish()
+        deliver(nil)
     }
 
     /// The next command the host sent, waiting up to `limit` of real time for it.
@@ -70,9 +119,13 @@ actor ScriptedReader {
 
     /// Sends a frame as notifications of at most MTU − 3 bytes.
     func send(_ frame: Frame) throws {
-        let bytes = try frame.encoded()
+        sendSplit(try frame.encoded())
+    }
+
+    /// Sends bytes as notifications of at most MTU − 3 bytes.
+    func sendSplit(_ bytes: [UInt8]) {
         for start in stride(from: 0, to: bytes.count, by: mtu - 3) {
-            continuation?.yield(.notification(Array(bytes[start..<min(start + mtu - 3, bytes.count)])))
+            deliver(.notification(Array(bytes[start..<min(start + mtu - 3, bytes.count)])))
         }
     }
 
@@ -80,13 +133,14 @@ actor ScriptedReader {
         try send(ReaderResponse(code: code, status: status, body: body).frame)
     }
 
+    /// Sends one notification.
     func sendRaw(_ bytes: [UInt8]) {
-        continuation?.yield(.notification(bytes))
+        deliver(.notification(bytes))
     }
 
     func drop(_ reason: LinkDropReason) {
-        continuation?.yield(.dropped(reason))
-        continuation?.finish()
+        deliver(.dropped(reason))
+        deliver(nil)
         closed = true
     }
 }

@@ -1,0 +1,127 @@
+import Testing
+import CardReaderKit
+import ReaderProtocol
+
+/// A valid answer behind line damage is delivered before its command's deadline, and the
+/// next command works. The damaged byte strings are the ones seen from readers in the
+/// field: an MCU restart mid-frame (`02 C0 01 00 40` and 3 bytes: a header declaring 64
+/// bytes that never come) and line noise holding a false STX (`FF 02 00 07 01 10`: a
+/// header declaring 272 bytes). Without a cut-off, each makes the decoder wait for bytes a
+/// live link never sends, and GET INFO times out at 0.5 s + 1 s.
+@Suite(.timeLimit(.minutes(1)))
+struct LineDamageRecoveryTests {
+    static let info = ReaderInfo(model: "VPOS3356", serialNumber: "A1", firmwareVersion: "2.4.1", batteryPercent: 90)
+    static let restartedFrameStart: [UInt8] = [0x02, 0xC0, 0x01, 0x00, 0x40, 0x00, 0x01, 0x08]
+    static let falseStart: [UInt8] = [0xFF, 0x02, 0x00, 0x07, 0x01, 0x10]
+    static let getInfoDeadline = Duration.milliseconds(1500)
+    static let incompleteFrameTimeout = Duration.milliseconds(250)
+
+    static func getInfoAnswer() throws -> [UInt8] {
+        try ReaderResponse(code: .getInfo, status: .success, body: .info(info)).frame.encoded()
+    }
+
+    /// The damage and the answer in one notification (MTU 247): once the host has handled
+    /// it, it holds an incomplete frame; 250 ms of quiet cut it off and the answer comes out.
+    @Test(arguments: [restartedFrameStart, falseStart])
+    func anAnswerBehindDamageArrivesAfterTheIncompleteFrameTimeout(damage: [UInt8]) async throws {
+        let scripted = ScriptedReader(mtu: 247)
+        let clock = ManualClock()
+        let reader = CardReader(connector: scripted.connector, clock: clock)
+        try await reader.connect()
+        let info = Task { try await reader.info() }
+        #expect(try await scripted.nextCommand() == .getInfo)
+        await scripted.sendRaw(damage + (try Self.getInfoAnswer()))
+        try await scripted.waitUntilHostHasHandledEverything()
+        try await clock.waitForSleepers(dueWithin: Self.incompleteFrameTimeout)
+        clock.advance(by: Self.incompleteFrameTimeout)
+        #expect(try await info.value == Self.info)
+
+        // The session goes on: the next command gets its own answer at once.
+        let next = Task { try await reader.info() }
+        #expect(try await scripted.nextCommand() == .getInfo)
+        try await scripted.answer(.getInfo, .success, .info(ReaderInfo(model: "NEXT")))
+        #expect(try await next.value.model == "NEXT")
+    }
+
+    /// The same bytes with the cut-off pushed past the deadline: the answer is lost and GET
+    /// INFO times out, which is the defect the cut-off removes.
+    @Test(arguments: [restartedFrameStart, falseStart])
+    func withoutTheCutOffTheAnswerIsLost(damage: [UInt8]) async throws {
+        let scripted = ScriptedReader(mtu: 247)
+        let clock = ManualClock()
+        let reader = CardReader(
+            connector: scripted.connector, configuration: .init(incompleteFrameTimeout: .seconds(10)), clock: clock)
+        try await reader.connect()
+        let info = Task { try await reader.info() }
+        #expect(try await scripted.nextCommand() == .getInfo)
+        await scripted.sendRaw(damage + (try Self.getInfoAnswer()))
+        try await scripted.waitUntilHostHasHandledEverything()
+        try await clock.waitForSleepers(dueWithin: Self.getInfoDeadline)
+        clock.advance(by: Self.getInfoDeadline)
+        await #expect(throws: CardReaderError.readerTimedOut(.getInfo, after: Self.getInfoDeadline)) {
+            try await info.value
+        }
+    }
+
+    /// A frame whose notifications come less than 250 ms apart is never cut off, and card
+    /// data that holds a whole valid frame (here the card-removed event, 02 E0 02 00 00 6E 4A)
+    /// stays card data: the APDU answer arrives intact and no event is reported.
+    @Test func aSlowFrameIsNotCutOffAndItsCardDataIsNeverTakenForAFrame() async throws {
+        let scripted = ScriptedReader(mtu: 23)
+        let clock = ManualClock()
+        let reader = CardReader(connector: scripted.connector, clock: clock)
+        try await reader.connect()
+        var events = await reader.events().makeAsyncIterator()
+        let embeddedEvent: [UInt8] = [0x02, 0xE0, 0x02, 0x00, 0x00, 0x6E, 0x4A]
+        let cardData = [0x6F, 0x09] + embeddedEvent + [0x90, 0x00]
+        let apdu = Task { try await reader.transmit(try .select(name: Array("2PAY.SYS.DDF01".utf8)), options: .raw) }
+        #expect(try await scripted.nextCommand() == .iccAPDU(try .select(name: Array("2PAY.SYS.DDF01".utf8))))
+        let answer = try ReaderResponse(
+            code: .iccAPDU, status: .success, body: .apdu(try ResponseAPDU(parsing: cardData))
+        ).frame.encoded()
+        for start in stride(from: 0, to: answer.count, by: 6) {
+            await scripted.sendRaw(Array(answer[start..<min(start + 6, answer.count)]))
+            try await scripted.waitUntilHostHasHandledEverything()
+            if start + 6 < answer.count {
+                // Bytes keep coming 200 ms apart: within the 250 ms an incomplete frame may wait.
+                try await clock.waitForSleepers(dueWithin: Self.incompleteFrameTimeout)
+                clock.advance(by: .milliseconds(200))
+            }
+        }
+        let response = try await apdu.value
+        #expect(response.data.revealed() == [0x6F, 0x09] + embeddedEvent)
+        #expect(response.statusWord == .success)
+        // The next event the host reports is the one the reader sends next, not the embedded one.
+        try await scripted.send(ReaderEvent.cardInserted.frame)
+        #expect(await events.next() == .cardInserted)
+    }
+}
+
+/// The damage scenarios of the emulated reader, end to end on the real clock, at both MTUs:
+/// each answer arrives within its command's own deadline (a failure is a `readerTimedOut`),
+/// and the commands after it work.
+@Suite(.timeLimit(.minutes(1)))
+struct LineDamageScenarioTests {
+    @Test(arguments: ["false-stx", "false-stx-split", "restart-mid-frame"], [23, 247])
+    func getInfoAndTheNextCommandsSucceed(scenario: String, mtu: Int) async throws {
+        let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]))
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        #expect(try await reader.readMagneticStripe().track2.track?.primaryAccountNumber.revealed() == "4111111111111111")
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+    }
+
+    /// The damage lands inside a swipe answer (the 2nd response), 101 bytes over 6 notifications at MTU 23.
+    @Test(arguments: ["false-stx=2", "false-stx-split=2", "restart-mid-frame=2"], [23, 247])
+    func aSwipeAnswerBehindDamageArrives(scenario: String, mtu: Int) async throws {
+        let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]))
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        #expect(try await reader.readMagneticStripe().track1.track?.primaryAccountNumber.revealed() == "4111111111111111")
+        #expect(try await reader.cardSlotState() == .noCard)
+        await reader.disconnect()
+    }
+}
