@@ -109,6 +109,22 @@ struct BlueZIntegrationTests {
         }
     }
 
+    /// Line damage over bluetoothd: the 1st answer behind an MCU restart mid-frame, the 2nd
+    /// behind a false STX in noise, the 3rd behind a false STX split across notifications.
+    /// Each GET INFO gets its answer within its own deadline (0.5 s + 1 s), and a swipe after
+    /// them works.
+    @Test func answersBehindLineDamageArriveAndTheSessionGoesOn() async throws {
+        try await withPeripheral(["restart-mid-frame=1", "false-stx=2", "false-stx-split=3"]) { _ in
+        let reader = cardReader(connector)
+        try await reader.connect()
+        for _ in 1...3 {
+            #expect(try await reader.info().model == "VPOS3356")
+        }
+        #expect(try await reader.readMagneticStripe(timeout: .seconds(10)).track2.track != nil)
+        await reader.disconnect()
+        }
+    }
+
     @Test func theReaderVanishingMidCommandEndsTheCommandWithALinkError() async throws {
         try await withPeripheral(["no-swipe"]) { peripheral in
         let (writes, writesContinuation) = AsyncStream.makeStream(of: Int.self)

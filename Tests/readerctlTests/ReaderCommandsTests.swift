@@ -28,6 +28,15 @@ import Testing
         #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
     }
 
+    /// The answer comes behind line damage (an MCU restart mid-frame, a false STX in noise,
+    /// one split across notifications): `info` still prints it and exits 0, at both MTUs.
+    @Test(arguments: ["restart-mid-frame", "false-stx", "false-stx-split"], ["23", "247"])
+    func infoBehindLineDamageSucceeds(scenario: String, mtu: String) throws {
+        let result = try ReaderctlProcess.run(["info", "--emulated", "--scenario", scenario, "--mtu", mtu])
+        #expect(result.status == 0, "\(scenario) at MTU \(mtu): \(result.standardError)")
+        #expect(result.standardOutput.contains("VPOS3356"))
+    }
+
     @Test func jsonErrorsNameTheOutcome() throws {
         let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
