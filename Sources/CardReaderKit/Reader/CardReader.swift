@@ -28,14 +28,19 @@ public actor CardReader {
         /// is taken as cut off (the reader sends a frame's notifications back to back), so
         /// that an answer behind line damage is found: 250 ms by default.
         public var incompleteFrameTimeout: Duration
+        /// Whether and how to reconnect when the link drops on its own; nil (the default):
+        /// a drop ends the connection.
+        public var reconnect: ReconnectPolicy?
 
         public init(
             connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1),
-            incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout
+            incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout,
+            reconnect: ReconnectPolicy? = nil
         ) {
             self.connectTimeout = connectTimeout
             self.linkMargin = linkMargin
             self.incompleteFrameTimeout = incompleteFrameTimeout
+            self.reconnect = reconnect
         }
     }
 
@@ -82,6 +87,15 @@ public actor CardReader {
     private var barrier: CancelBarrier?
     private var eventSubscribers: [UInt64: AsyncStream<CardReaderEvent>.Continuation] = [:]
     private var stateSubscribers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+    /// The link being opened by ``connect(timeout:)`` or a reconnection attempt.
+    private var connectAttempt: Task<Result<any ReaderLink, CardReaderError>, Never>?
+    /// ``connect(timeout:)`` calls made while a connect or reconnection was under way.
+    private var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
+    private var reconnectTask: Task<Void, Never>?
+    /// Commands waiting for a reconnection; true when the link is back.
+    private var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    /// The drop that started the reconnection under way.
+    private var lastLoss: LinkDropReason?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
     public init(
@@ -97,40 +111,54 @@ public actor CardReader {
     // MARK: - Connection
 
     /// Opens the link, waiting at most `timeout` (default ``Configuration/connectTimeout``).
-    /// Does nothing when already connected.
+    /// Returns at once when connected. A call made while another connect or a reconnection
+    /// is under way waits for it and shares its outcome. ``disconnect()`` ends a connect in
+    /// progress with ``CardReaderError/notConnected``.
     public func connect(timeout: Duration? = nil) async throws(CardReaderError) {
-        guard state != .connected, state != .connecting else { return }
-        let limit = timeout ?? configuration.connectTimeout
+        switch state {
+        case .connected:
+            return
+        case .connecting, .reconnecting:
+            let outcome = await withCheckedContinuation { connectWaiters.append($0) }
+            try outcome.get()
+            return
+        case .disconnected, .lost:
+            break
+        }
         setState(.connecting)
-        let outcome = await openLink(within: limit)
-        guard case .success(let link) = outcome else {
+        let outcome = await attemptLink(within: timeout ?? configuration.connectTimeout, purpose: .connect)
+        switch outcome {
+        case .success(let link):
+            install(link)
+            resolveConnectWaiters(.success(()))
+        case .failure(let error):
+            if state == .connecting { setState(.disconnected) }
+            resolveConnectWaiters(.failure(error))
+            throw error
+        }
+    }
+
+    /// Closes the link, or stops a connect or a reconnection in progress. A command in
+    /// progress ends with ``CardReaderError/notConnected``, and ``events()`` streams finish.
+    public func disconnect() async {
+        switch state {
+        case .connected:
+            if let link { await tearDown(link: link, reason: nil) }
+        case .connecting, .reconnecting:
+            reconnectTask?.cancel()
+            reconnectTask = nil
+            connectAttempt?.cancel()
             setState(.disconnected)
-            if case .failure(let error) = outcome { throw error }
+            resolveConnectWaiters(.failure(.notConnected))
+            resolveLinkWaiters(false)
+            endConnection(reason: nil)
+        case .disconnected, .lost:
             return
         }
-        self.link = link
-        generation += 1
-        let current = generation
-        decoder.reset()
-        notificationCount = 0
-        unansweredCancels = 0
-        inboundTask = Task { [weak self] in
-            for await item in link.inbound {
-                await self?.receive(item, generation: current)
-            }
-            await self?.inboundEnded(generation: current)
-        }
-        setState(.connected)
-        logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
     }
 
-    /// Closes the link. A command in progress ends with ``CardReaderError/notConnected``.
-    public func disconnect() async {
-        guard let link else { return }
-        await tearDown(link: link, reason: nil)
-    }
-
-    /// The connection state now, then every change, until the subscriber stops listening.
+    /// The connection state now, then every change, until the subscriber stops listening or
+    /// the reader is released.
     public func stateUpdates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectionState.self, bufferingPolicy: .bufferingNewest(16))
         let id = makeID()
@@ -140,8 +168,12 @@ public actor CardReader {
         return stream
     }
 
-    /// Events the reader sends (card inserted or removed, battery low, reset warning) and
-    /// the end of the connection, from now on.
+    /// Events the reader sends (card inserted or removed, battery low, reset warning), the
+    /// reconnection's progress, and the end of the connection, from now on. The stream
+    /// lasts one connection (the current one, or the next if none is up): it finishes after
+    /// ``CardReaderEvent/disconnected(_:)``, when ``disconnect()`` is called, when the link
+    /// drops and no reconnect policy is set or the policy gives up, or when the reader is
+    /// released. While a reconnect policy is trying, it stays open.
     public func events() -> AsyncStream<CardReaderEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: CardReaderEvent.self, bufferingPolicy: .bufferingNewest(64))
         let id = makeID()
@@ -194,6 +226,161 @@ public actor CardReader {
         }
     }
 
+    private enum AttemptPurpose {
+        case connect
+        case reconnect
+    }
+
+    /// Opens a link in a task that ``disconnect()`` can cancel. A link that opens after the
+    /// attempt stopped being wanted is closed, and the attempt fails with `notConnected`.
+    private func attemptLink(within limit: Duration, purpose: AttemptPurpose) async -> Result<any ReaderLink, CardReaderError> {
+        let attempt = Task { await self.openLink(within: limit) }
+        connectAttempt = attempt
+        let outcome = await withTaskCancellationHandler {
+            await attempt.value
+        } onCancel: {
+            attempt.cancel()
+        }
+        connectAttempt = nil
+        let wanted =
+            switch (purpose, state) {
+            case (.connect, .connecting), (.reconnect, .reconnecting): true
+            default: false
+            }
+        guard wanted else {
+            if case .success(let link) = outcome { await link.close() }
+            return .failure(.notConnected)
+        }
+        return outcome
+    }
+
+    /// Starts using a link that just opened.
+    private func install(_ link: any ReaderLink) {
+        self.link = link
+        generation += 1
+        let current = generation
+        decoder.reset()
+        notificationCount = 0
+        unansweredCancels = 0
+        inboundTask = Task { [weak self] in
+            for await item in link.inbound {
+                await self?.receive(item, generation: current)
+            }
+            await self?.inboundEnded(generation: current)
+        }
+        setState(.connected)
+        logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
+    }
+
+    private func resolveConnectWaiters(_ outcome: Result<Void, CardReaderError>) {
+        let waiters = connectWaiters
+        connectWaiters.removeAll()
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    // MARK: - Reconnection
+
+    /// The link dropped and a policy is set: commands wait, events keep flowing, and
+    /// attempts follow the policy until one opens a link or the policy gives up.
+    private func startReconnecting(after reason: LinkDropReason, policy: ReconnectPolicy) {
+        lastLoss = reason
+        setState(.reconnecting(attempt: 1))
+        let clock = clock
+        let connectTimeout = configuration.connectTimeout
+        reconnectTask = Task { [weak self] in
+            enum Outcome { case reconnected, gaveUp, stopped }
+            let outcome = await withTaskGroup(of: Outcome.self) { group in
+                group.addTask {
+                    for attempt in 1...policy.maximumAttempts {
+                        guard let self, await self.announce(attempt: attempt, after: reason) else { return .stopped }
+                        let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0...1))
+                        guard (try? await clock.sleep(for: delay)) != nil else { return .stopped }
+                        if await self.tryReconnecting(within: connectTimeout) { return .reconnected }
+                    }
+                    return .gaveUp
+                }
+                group.addTask {
+                    guard (try? await clock.sleep(for: policy.overallDeadline)) != nil else { return .stopped }
+                    return .gaveUp
+                }
+                let first = await group.next() ?? .stopped
+                group.cancelAll()
+                return first
+            }
+            if outcome == .gaveUp { await self?.giveUpReconnecting() }
+        }
+    }
+
+    /// Reports attempt `attempt`; false when reconnecting has stopped.
+    private func announce(attempt: Int, after reason: LinkDropReason) -> Bool {
+        guard case .reconnecting(let current) = state else { return false }
+        if current != attempt { setState(.reconnecting(attempt: attempt)) }
+        broadcast(.reconnecting(attempt: attempt, after: reason))
+        logger.notice("reconnecting", metadata: ["attempt": "\(attempt)", "after": "\(reason)"])
+        return true
+    }
+
+    private func tryReconnecting(within limit: Duration) async -> Bool {
+        guard case .reconnecting = state else { return false }
+        let outcome = await attemptLink(within: limit, purpose: .reconnect)
+        guard case .success(let link) = outcome else {
+            if case .failure(let error) = outcome { logger.notice("reconnection attempt failed: \(error)") }
+            return false
+        }
+        reconnectTask = nil
+        lastLoss = nil
+        install(link)
+        broadcast(.reconnected)
+        resolveConnectWaiters(.success(()))
+        resolveLinkWaiters(true)
+        return true
+    }
+
+    private func giveUpReconnecting() {
+        guard case .reconnecting = state, let reason = lastLoss else { return }
+        reconnectTask = nil
+        lastLoss = nil
+        logger.warning("gave up reconnecting", metadata: ["after": "\(reason)"])
+        setState(.lost(reason))
+        resolveConnectWaiters(.failure(.linkLost(reason)))
+        resolveLinkWaiters(false)
+        endConnection(reason: reason)
+    }
+
+    /// While reconnecting, a command waits for the link up to `limit` (its deadline).
+    private func waitWhileReconnecting(upTo limit: Duration) async throws(CardReaderError) {
+        guard case .reconnecting = state else { return }
+        let id = makeID()
+        let timer = Task { [clock] in
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            self.resolveLinkWaiter(id, false)
+        }
+        let back = await withTaskCancellationHandler {
+            await withCheckedContinuation { linkWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.resolveLinkWaiter(id, false) }
+        }
+        timer.cancel()
+        guard back else {
+            if Task.isCancelled { throw .cancelled }
+            switch state {
+            case .lost(let reason): throw .linkLost(reason)
+            case .reconnecting: throw lastLoss.map { .linkLost($0) } ?? .notConnected
+            default: throw .notConnected
+            }
+        }
+    }
+
+    private func resolveLinkWaiter(_ id: UInt64, _ back: Bool) {
+        linkWaiters.removeValue(forKey: id)?.resume(returning: back)
+    }
+
+    private func resolveLinkWaiters(_ back: Bool) {
+        let waiters = linkWaiters.values
+        linkWaiters.removeAll()
+        for waiter in waiters { waiter.resume(returning: back) }
+    }
+
     // MARK: - Commands
 
     /// Sends `command` and returns its answer, whatever the status. `answerTime` is the
@@ -202,8 +389,9 @@ public actor CardReader {
         try await acquireGate()
         defer { gate.release() }
         guard !Task.isCancelled else { throw .cancelled }
-        try await settleEarlierCancels()
         let deadline = answerTime + configuration.linkMargin
+        try await waitWhileReconnecting(upTo: deadline)
+        try await settleEarlierCancels()
         let id = makeID()
         exchange = Exchange(id: id, code: command.code)
         exchange?.timer = Task { [clock] in
@@ -456,13 +644,26 @@ public actor CardReader {
         incompleteFrameWatch?.cancel()
         incompleteFrameWatch = nil
         decoder.reset()
-        setState(reason.map { .lost($0) } ?? .disconnected)
-        broadcast(.disconnected(reason))
+        if let reason, let policy = configuration.reconnect {
+            startReconnecting(after: reason, policy: policy)
+        } else {
+            setState(reason.map { .lost($0) } ?? .disconnected)
+            endConnection(reason: reason)
+        }
         await link.close()
         logger.info("disconnected", metadata: ["reason": "\(reason?.description ?? "by the host")"])
     }
 
     // MARK: - Subscribers
+
+    /// The connection is over for good: event subscribers get `.disconnected` and their
+    /// streams finish.
+    private func endConnection(reason: LinkDropReason?) {
+        broadcast(.disconnected(reason))
+        let subscribers = eventSubscribers.values
+        eventSubscribers.removeAll()
+        for continuation in subscribers { continuation.finish() }
+    }
 
     private func setState(_ newState: ConnectionState) {
         state = newState
@@ -479,6 +680,14 @@ public actor CardReader {
     private func makeID() -> UInt64 {
         nextID += 1
         return nextID
+    }
+
+    deinit {
+        reconnectTask?.cancel()
+        incompleteFrameWatch?.cancel()
+        inboundTask?.cancel()
+        for continuation in eventSubscribers.values { continuation.finish() }
+        for continuation in stateSubscribers.values { continuation.finish() }
     }
 
     /// GET INFO, CANCEL, ICC STATUS and POWER OFF are answered within 500 ms (§8).

@@ -9,7 +9,12 @@ public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
     case resetScheduled(after: Duration)
     /// An event this SDK does not know, kept for newer firmware.
     case unrecognized(sub: UInt8, dataLength: Int)
-    /// The link is gone; nil when the host disconnected on purpose.
+    /// The link dropped and the reconnect policy makes this attempt (from 1).
+    case reconnecting(attempt: Int, after: LinkDropReason)
+    /// A reconnection attempt opened a new link.
+    case reconnected
+    /// The connection is over; nil when the host disconnected on purpose. The last event
+    /// of an ``CardReader/events()`` stream.
     case disconnected(LinkDropReason?)
 
     init(_ event: ReaderEvent) {
@@ -29,6 +34,8 @@ public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
         case .batteryLow(let percent): "battery low (\(percent)%)"
         case .resetScheduled(let after): "reader will reset in \(after)"
         case .unrecognized(let sub, let length): "unrecognized event E0 \(String(sub, radix: 16, uppercase: true)) (\(length) bytes)"
+        case .reconnecting(let attempt, let reason): "reconnecting (attempt \(attempt), after \(reason))"
+        case .reconnected: "reconnected"
         case .disconnected(let reason?): "disconnected: \(reason)"
         case .disconnected(nil): "disconnected"
         }
@@ -40,7 +47,9 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
     case disconnected
     case connecting
     case connected
-    /// The link dropped on its own, for this reason.
+    /// The link dropped on its own and the reconnect policy is making this attempt (from 1).
+    case reconnecting(attempt: Int)
+    /// The link dropped on its own, for this reason (and no reconnection brought it back).
     case lost(LinkDropReason)
 
     public var description: String {
@@ -48,6 +57,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         case .disconnected: "disconnected"
         case .connecting: "connecting"
         case .connected: "connected"
+        case .reconnecting(let attempt): "reconnecting (attempt \(attempt))"
         case .lost(let reason): "lost (\(reason))"
         }
     }

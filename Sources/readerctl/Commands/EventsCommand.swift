@@ -68,6 +68,9 @@ struct EventsCommand: AsyncParsableCommand {
         case .unrecognized(let sub, let length):
             fields["sub"] = String(sub, radix: 16, uppercase: true)
             fields["dataLength"] = "\(length)"
+        case .reconnecting(let attempt, let reason):
+            fields["attempt"] = "\(attempt)"
+            fields["reason"] = reason.description
         case .disconnected(let reason?): fields["reason"] = reason.description
         default: break
         }
@@ -86,6 +89,8 @@ struct EventsCommand: AsyncParsableCommand {
         case .batteryLow: "battery-low"
         case .resetScheduled: "reset-scheduled"
         case .unrecognized: "unrecognized"
+        case .reconnecting: "reconnecting"
+        case .reconnected: "reconnected"
         case .disconnected: "disconnected"
         }
     }

@@ -1,0 +1,50 @@
+/// How ``CardReader`` reconnects after the link drops on its own (opt-in:
+/// ``CardReader/Configuration/reconnect``).
+///
+/// A command in flight when the link drops fails with ``CardReaderError/linkLost(_:)`` and is
+/// never retried: a swipe or an APDU is not idempotent. Then the reader tries to open a new
+/// link: attempt *n* waits ``initialDelay`` × ``multiplier``^(n−1) (at most ``maximumDelay``),
+/// spread by ± ``jitter`` so that many lanes do not retry in step, then connects within
+/// ``CardReader/Configuration/connectTimeout``. It gives up after ``maximumAttempts`` or when
+/// ``overallDeadline`` has passed since the drop, whichever comes first.
+public struct ReconnectPolicy: Sendable, Hashable {
+    /// Attempts before giving up (at least 1).
+    public var maximumAttempts: Int
+    /// The wait before the first attempt.
+    public var initialDelay: Duration
+    /// The largest wait between attempts.
+    public var maximumDelay: Duration
+    /// How much each wait grows over the previous one.
+    public var multiplier: Double
+    /// The fraction (0…1) by which each wait is randomly lengthened or shortened.
+    public var jitter: Double
+    /// How long after the drop the reader stops trying.
+    public var overallDeadline: Duration
+
+    public init(
+        maximumAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(8),
+        multiplier: Double = 2, jitter: Double = 0.2, overallDeadline: Duration = .seconds(60)
+    ) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+        self.multiplier = max(1, multiplier)
+        self.jitter = min(max(jitter, 0), 1)
+        self.overallDeadline = overallDeadline
+    }
+
+    /// The wait before attempt `attempt` (from 1), before jitter.
+    public func nominalDelay(beforeAttempt attempt: Int) -> Duration {
+        var delay = initialDelay
+        for _ in 1..<max(1, attempt) {
+            delay = delay * multiplier
+            if delay >= maximumDelay { return maximumDelay }
+        }
+        return min(delay, maximumDelay)
+    }
+
+    /// The wait before attempt `attempt`, with jitter drawn from `random` (in 0…1).
+    func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
+        nominalDelay(beforeAttempt: attempt) * (1 + jitter * (2 * random - 1))
+    }
+}
