@@ -35,6 +35,7 @@ public actor EmulatedReader {
     private enum TimedAction: Sendable, Equatable {
         case idleTimeout
         case restartComplete
+        case lateAnswers
         case swipe(command: Int)
         case commandTimeout(command: Int)
         case insertCard
@@ -76,6 +77,10 @@ public actor EmulatedReader {
     private var responseCount = 0
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
     private var resentAfterRestart: [[UInt8]] = []
+    /// How late the command being handled is answered (`late-answer`), if it is.
+    private var answerDelay: Duration?
+    /// Answers held back by `late-answer`, in order.
+    private var lateAnswers: [[UInt8]] = []
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data.
@@ -165,8 +170,19 @@ public actor EmulatedReader {
             logger.debug("scenario: command swallowed", metadata: ["command": "\(code)"])
             return
         }
+        let command = try? ReaderCommand(frame: frame)
+        answerDelay = nil
+        if scenario.lateAnswer?.contains(commandCount) == true, let command {
+            answerDelay = Self.answerTime(of: command) + .milliseconds(1500)
+        }
+        defer { answerDelay = nil }
         if code != .cancel, waiting != nil || scenario.busy?.contains(commandCount) == true {
             answer(code, .busy)
+            refreshIdleTimer()
+            return
+        }
+        if let status = scenario.rejections[code] {
+            answer(code, status)
             refreshIdleTimer()
             return
         }
@@ -178,6 +194,17 @@ public actor EmulatedReader {
         refreshIdleTimer()
     }
 
+    /// A command's documented answer time (§8).
+    private static func answerTime(of command: ReaderCommand) -> Duration {
+        switch command {
+        case .readMagneticStripe(let seconds):
+            .seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds) + 1)
+        case .iccPowerOn(let seconds): .seconds(Int(seconds) + 2)
+        case .iccAPDU: .seconds(5)
+        default: .milliseconds(500)
+        }
+    }
+
     private func execute(_ command: ReaderCommand, frame: Frame) {
         let code = command.code
         switch command {
@@ -186,6 +213,8 @@ public actor EmulatedReader {
             info.batteryPercent = battery
             answer(code, .success, .info(info))
         case .cancel:
+            // Answers are sent in order: a late one goes out before CANCEL's.
+            sendLateAnswers()
             if let cancelled = takeWaitingCommand() { answer(cancelled.code, .cancelled) }
             answer(code, .success)
         case .enterFirmwareUpdate(let size):
@@ -221,6 +250,9 @@ public actor EmulatedReader {
                 if scenario.removeDuringAPDU == apduCount {
                     removeCard()
                     return answer(code, .cardRemoved)
+                }
+                if let statusWord = scenario.cardStatusWords[apdu.ins] {
+                    return answer(code, .success, .apdu(ResponseAPDU(statusWord: statusWord)))
                 }
                 let response = channel.transmit(apdu)
                 slot = .powered(channel)
@@ -285,8 +317,10 @@ public actor EmulatedReader {
         case .idleTimeout:
             endConnection(dropping: LinkDropReason(code: "idle-timeout", detail: "no command for \(configuration.idleTimeout)"))
         case .restartComplete:
-            for bytes in resentAfterRestart { send(bytes) }
+            for bytes in resentAfterRestart { sendFrame(bytes) }
             resentAfterRestart.removeAll()
+        case .lateAnswers:
+            sendLateAnswers()
         case .swipe(let number):
             guard waiting?.number == number, let command = takeWaitingCommand() else { return }
             answer(command.code, swipeResult())
@@ -369,30 +403,48 @@ public actor EmulatedReader {
 
     private func answer(_ code: CommandCode, _ status: ReaderStatus, _ body: ResponseBody = .empty) {
         guard connection != nil else { return }
-        guard let bytes = try? ReaderResponse(code: code, status: status, body: body).frame.encoded() else {
+        var frame = ReaderResponse(code: code, status: status, body: body).frame
+        if scenario.malformedAnswer?.contains(commandCount) == true {
+            frame.data = [ReaderStatus.success.rawValue, 0xFF]
+        }
+        if scenario.wrongCode?.contains(commandCount) == true {
+            frame.code = code == .iccStatus ? .getInfo : .iccStatus
+        }
+        guard let bytes = try? frame.encoded() else {
             logger.error("response too long to frame", metadata: ["command": "\(code)"])
             return
         }
         responseCount += 1
         logger.debug("answering", metadata: ["command": "\(code)", "status": "\(status.identifier)"])
+        if let delay = answerDelay {
+            lateAnswers.append(bytes)
+            timeline.schedule(.lateAnswers, at: clock.elapsed() + delay)
+            return
+        }
         guard scenario.dropMidFrame != responseCount else {
-            send(Array(bytes.prefix(max(1, bytes.count / 2))))
+            sendFrame(Array(bytes.prefix(max(1, bytes.count / 2))))
             endConnection(
                 dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link mid-frame"))
             return
         }
         if scenario.splitFalseStartBefore == responseCount {
-            send(Array(Self.falseStart.prefix(3)))
-            send(Array(Self.falseStart.dropFirst(3)))
+            sendNoise(Array(Self.falseStart.prefix(3)))
+            sendNoise(Array(Self.falseStart.dropFirst(3)))
         }
         let noise = scenario.falseStartBefore == responseCount ? Self.falseStart : []
         guard scenario.restartMidFrame != responseCount else {
-            send(noise + Self.interruptedStart(of: bytes))
+            sendFrame(Self.interruptedStart(of: bytes), after: noise)
             resentAfterRestart.append(bytes)
             timeline.schedule(.restartComplete, at: clock.elapsed() + Self.restartTime)
             return
         }
-        send(noise + bytes)
+        sendFrame(bytes, after: noise)
+    }
+
+    private func sendLateAnswers() {
+        timeline.cancel(.lateAnswers)
+        for bytes in lateAnswers { sendFrame(bytes) }
+        lateAnswers.removeAll()
     }
 
     /// Line noise holding a false STX whose header (MAIN 00, SUB 07) declares 272 bytes.
@@ -410,12 +462,18 @@ public actor EmulatedReader {
 
     private func send(event: ReaderEvent) {
         guard let bytes = try? event.frame.encoded() else { return }
-        send(bytes)
+        sendFrame(bytes)
     }
 
-    private func send(_ bytes: [UInt8]) {
+    private func sendFrame(_ bytes: [UInt8], after noise: [UInt8] = []) {
         guard let connection else { return }
-        for packet in emitter.notifications(for: bytes, maximumLength: connection.maximumNotificationLength) {
+        let packets = emitter.notifications(forFrame: bytes, after: noise, maximumLength: connection.maximumNotificationLength)
+        for packet in packets { connection.continuation.yield(.notification(packet)) }
+    }
+
+    private func sendNoise(_ bytes: [UInt8]) {
+        guard let connection else { return }
+        for packet in emitter.notifications(forNoise: bytes, maximumLength: connection.maximumNotificationLength) {
             connection.continuation.yield(.notification(packet))
         }
     }

@@ -26,6 +26,17 @@ extension EmulatorScenario {
         false-stx[=N]              noise with a false STX declaring 272 bytes (FF 02 00 07 01 10) right
                                    before the Nth response (default 1st), in the same notification
         false-stx-split[=N]        the same noise split across two notifications (FF 02 00, 07 01 10)
+        drop-in-frame=N            the Nth frame sent (responses and events) loses its last notification
+        duplicate-in-frame=N       the first notification of the Nth frame is sent twice
+        corrupt-frame=N            the last byte of the Nth frame is inverted
+        reorder-frame=N            the first two notifications of the Nth frame change places
+        cut-frame=N                the Nth frame stops halfway; the link stays up
+        duplicate-frame=N          the Nth frame is sent twice
+        late-answer[=N]            every command (or the Nth) is answered 1.5 s after its documented time
+        wrong-code[=N]             every command (or the Nth) is answered under another command's code
+        malformed-answer[=N]       every command (or the Nth) is answered 00 with DATA that does not decode
+        reject=MAINSUB:STATUS      the reader answers that command with that status, e.g. reject=C107:07
+        card-sw=INS:SW             the card answers that instruction with that status word, e.g. card-sw=A8:6985
         """
 
     /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
@@ -55,6 +66,18 @@ extension EmulatorScenario {
             }
             return parsed
         }
+        /// `KEY:VALUE` in hex with exactly these numbers of digits.
+        func hexPair(keyDigits: Int, valueDigits: Int, example: String) throws(EmulatorScenarioError) -> (Int, Int) {
+            let fields = value?.split(separator: ":", omittingEmptySubsequences: false) ?? []
+            guard fields.count == 2, fields[0].count == keyDigits, fields[1].count == valueDigits,
+                let key = Int(fields[0], radix: 16), let result = Int(fields[1], radix: 16)
+            else {
+                throw EmulatorScenarioError(
+                    step: step,
+                    problem: .invalidValue(expected: "\(keyDigits) and \(valueDigits) hex digits, as in \(name)=\(example)"))
+            }
+            return (key, result)
+        }
         func flag() throws(EmulatorScenarioError) {
             guard value == nil else { throw EmulatorScenarioError(step: step, problem: .unexpectedValue) }
         }
@@ -81,6 +104,21 @@ extension EmulatorScenario {
         case "restart-mid-frame": restartMidFrame = try number(ordinal, default: 1)
         case "false-stx": falseStartBefore = try number(ordinal, default: 1)
         case "false-stx-split": splitFalseStartBefore = try number(ordinal, default: 1)
+        case "drop-in-frame": dropInFrame = try number(ordinal)
+        case "duplicate-in-frame": duplicateInFrame = try number(ordinal)
+        case "corrupt-frame": corruptFrame = try number(ordinal)
+        case "reorder-frame": reorderFrame = try number(ordinal)
+        case "cut-frame": cutFrame = try number(ordinal)
+        case "duplicate-frame": duplicateFrame = try number(ordinal)
+        case "late-answer": lateAnswer = value == nil ? .every : .number(try number(ordinal))
+        case "wrong-code": wrongCode = value == nil ? .every : .number(try number(ordinal))
+        case "malformed-answer": malformedAnswer = value == nil ? .every : .number(try number(ordinal))
+        case "reject":
+            let (key, status) = try hexPair(keyDigits: 4, valueDigits: 2, example: "C107:07")
+            rejections[CommandCode(main: UInt8(key >> 8), sub: UInt8(key & 0xFF))] = ReaderStatus(rawValue: UInt8(status))
+        case "card-sw":
+            let (ins, sw) = try hexPair(keyDigits: 2, valueDigits: 4, example: "A8:6985")
+            cardStatusWords[UInt8(ins)] = StatusWord(UInt16(sw))
         default: throw EmulatorScenarioError(step: step, problem: .unknownStep)
         }
     }

@@ -80,6 +80,41 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `07 01 10`), comes right before the Nth response (default the first).
     public var splitFalseStartBefore: Int?
 
+    // Faults on the Nth frame the reader sends, responses and events alike (from 1).
+
+    /// `drop-in-frame=N`: one notification of the Nth frame (its last) is never sent.
+    public var dropInFrame: Int?
+    /// `duplicate-in-frame=N`: the first notification of the Nth frame is sent twice.
+    public var duplicateInFrame: Int?
+    /// `corrupt-frame=N`: the last byte of the Nth frame is inverted.
+    public var corruptFrame: Int?
+    /// `reorder-frame=N`: the first two notifications of the Nth frame change places (a
+    /// frame in one notification changes places with the reader's next notification).
+    public var reorderFrame: Int?
+    /// `cut-frame=N`: the Nth frame stops after half its bytes; the link stays up.
+    public var cutFrame: Int?
+    /// `duplicate-frame=N`: the Nth frame is sent twice.
+    public var duplicateFrame: Int?
+
+    // Answers.
+
+    /// `late-answer[=N]`: these commands are answered 1.5 s after their documented answer
+    /// time (§8), after the host's deadline; a CANCEL that arrives first brings the late
+    /// answer out at once, before CANCEL's own (a reader answers in order).
+    public var lateAnswer: CommandSelection?
+    /// `wrong-code[=N]`: these commands are answered under another command's MAIN and SUB
+    /// (ICC STATUS `C2 04`; ICC STATUS itself under GET INFO `C0 01`).
+    public var wrongCode: CommandSelection?
+    /// `malformed-answer[=N]`: these commands are answered `00` with DATA that does not
+    /// decode as their response (one byte, `FF`).
+    public var malformedAnswer: CommandSelection?
+    /// `reject=MAINSUB:STATUS` (e.g. `reject=C107:07`): the reader answers that command
+    /// with that status (hex) instead of executing it.
+    public var rejections: [CommandCode: ReaderStatus] = [:]
+    /// `card-sw=INS:SW` (e.g. `card-sw=A8:6985`): the chip card answers every command with
+    /// that instruction byte with that status word, and no data.
+    public var cardStatusWords: [UInt8: StatusWord] = [:]
+
     /// The default: nothing unusual.
     public init() {}
 }
