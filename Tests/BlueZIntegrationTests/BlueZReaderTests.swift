@@ -109,12 +109,13 @@ struct BlueZIntegrationTests {
         }
     }
 
-    /// Line damage over bluetoothd: the 1st answer behind an MCU restart mid-frame, the 2nd
-    /// behind a false STX in noise, the 3rd behind a false STX split across notifications.
+    /// Line damage over bluetoothd: the 1st answer behind an MCU restart mid-frame (frames 1
+    /// and 2: the cut start, then the answer), the 2nd behind a false STX in noise (frame 3),
+    /// the 3rd behind a false STX split across notifications (frame 4).
     /// Each GET INFO gets its answer within its own deadline (0.5 s + 1 s), and a swipe after
     /// them works.
     @Test func answersBehindLineDamageArriveAndTheSessionGoesOn() async throws {
-        try await withPeripheral(["restart-mid-frame=1", "false-stx=2", "false-stx-split=3"]) { _ in
+        try await withPeripheral(["restart-mid-frame=1", "false-stx=3", "false-stx-split=4"]) { _ in
         let reader = cardReader(connector)
         try await reader.connect()
         for _ in 1...3 {

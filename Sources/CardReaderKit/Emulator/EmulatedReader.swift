@@ -403,6 +403,11 @@ public actor EmulatedReader {
 
     private func answer(_ code: CommandCode, _ status: ReaderStatus, _ body: ResponseBody = .empty) {
         guard connection != nil else { return }
+        if code != .cancel, scenario.dropBeforeAnswer?.contains(commandCount) == true {
+            endConnection(
+                dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link before answering"))
+            return
+        }
         var frame = ReaderResponse(code: code, status: status, body: body).frame
         if scenario.malformedAnswer?.contains(commandCount) == true {
             frame.data = [ReaderStatus.success.rawValue, 0xFF]
@@ -427,18 +432,13 @@ public actor EmulatedReader {
                 dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link mid-frame"))
             return
         }
-        if scenario.splitFalseStartBefore == responseCount {
-            sendNoise(Array(Self.falseStart.prefix(3)))
-            sendNoise(Array(Self.falseStart.dropFirst(3)))
-        }
-        let noise = scenario.falseStartBefore == responseCount ? Self.falseStart : []
         guard scenario.restartMidFrame != responseCount else {
-            sendFrame(Self.interruptedStart(of: bytes), after: noise)
+            sendFrame(Self.interruptedStart(of: bytes))
             resentAfterRestart.append(bytes)
             timeline.schedule(.restartComplete, at: clock.elapsed() + Self.restartTime)
             return
         }
-        sendFrame(bytes, after: noise)
+        sendFrame(bytes)
     }
 
     private func sendLateAnswers() {
@@ -447,8 +447,6 @@ public actor EmulatedReader {
         lateAnswers.removeAll()
     }
 
-    /// Line noise holding a false STX whose header (MAIN 00, SUB 07) declares 272 bytes.
-    static let falseStart: [UInt8] = [0xFF, 0x02, 0x00, 0x07, 0x01, 0x10]
     /// How long the reader's MCU takes to restart (`restart-mid-frame`).
     static let restartTime = Duration.milliseconds(80)
 
@@ -465,15 +463,9 @@ public actor EmulatedReader {
         sendFrame(bytes)
     }
 
-    private func sendFrame(_ bytes: [UInt8], after noise: [UInt8] = []) {
+    private func sendFrame(_ bytes: [UInt8]) {
         guard let connection else { return }
-        let packets = emitter.notifications(forFrame: bytes, after: noise, maximumLength: connection.maximumNotificationLength)
-        for packet in packets { connection.continuation.yield(.notification(packet)) }
-    }
-
-    private func sendNoise(_ bytes: [UInt8]) {
-        guard let connection else { return }
-        for packet in emitter.notifications(forNoise: bytes, maximumLength: connection.maximumNotificationLength) {
+        for packet in emitter.notifications(forFrame: bytes, maximumLength: connection.maximumNotificationLength) {
             connection.continuation.yield(.notification(packet))
         }
     }

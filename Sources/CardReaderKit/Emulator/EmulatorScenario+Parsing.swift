@@ -24,7 +24,7 @@ extension EmulatorScenario {
         restart-mid-frame[=N]      the reader restarts inside the Nth response (default 1st): the start of
                                    a longer frame, then 80 ms later the response; the link stays up
         false-stx[=N]              noise with a false STX declaring 272 bytes (FF 02 00 07 01 10) right
-                                   before the Nth response (default 1st), in the same notification
+                                   before the Nth frame sent (default 1st), in the same notification
         false-stx-split[=N]        the same noise split across two notifications (FF 02 00, 07 01 10)
         drop-in-frame=N            the Nth frame sent (responses and events) loses its last notification
         duplicate-in-frame=N       the first notification of the Nth frame is sent twice
@@ -34,6 +34,7 @@ extension EmulatorScenario {
         duplicate-frame=N          the Nth frame is sent twice
         late-answer[=N]            every command (or the Nth) is answered 1.5 s after its documented time
         wrong-code[=N]             every command (or the Nth) is answered under another command's code
+        drop-before-answer[=N]     every command (or the Nth) gets no answer: the link drops instead
         malformed-answer[=N]       every command (or the Nth) is answered 00 with DATA that does not decode
         reject=MAINSUB:STATUS      the reader answers that command with that status, e.g. reject=C107:07
         card-sw=INS:SW             the card answers that instruction with that status word, e.g. card-sw=A8:6985
@@ -112,6 +113,7 @@ extension EmulatorScenario {
         case "duplicate-frame": duplicateFrame = try number(ordinal)
         case "late-answer": lateAnswer = value == nil ? .every : .number(try number(ordinal))
         case "wrong-code": wrongCode = value == nil ? .every : .number(try number(ordinal))
+        case "drop-before-answer": dropBeforeAnswer = value == nil ? .every : .number(try number(ordinal))
         case "malformed-answer": malformedAnswer = value == nil ? .every : .number(try number(ordinal))
         case "reject":
             let (key, status) = try hexPair(keyDigits: 4, valueDigits: 2, example: "C107:07")

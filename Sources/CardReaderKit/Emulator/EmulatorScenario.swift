@@ -72,15 +72,16 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// start of a frame (the response's MAIN and SUB, a LEN 64 bytes longer than the
     /// response's, 3 bytes), then, 80 ms later, the whole response.
     public var restartMidFrame: Int?
-    /// `false-stx[=N]`: line noise holding a false STX whose header declares 272 bytes
-    /// (`FF 02 00 07 01 10`) comes right before the Nth response (default the first), in
-    /// the same notification.
-    public var falseStartBefore: Int?
-    /// `false-stx-split[=N]`: the same noise, split across two notifications (`FF 02 00`,
-    /// `07 01 10`), comes right before the Nth response (default the first).
-    public var splitFalseStartBefore: Int?
 
     // Faults on the Nth frame the reader sends, responses and events alike (from 1).
+
+    /// `false-stx[=N]`: line noise holding a false STX whose header declares 272 bytes
+    /// (`FF 02 00 07 01 10`) comes right before the Nth frame (default the first), in the
+    /// same notification.
+    public var falseStartBefore: Int?
+    /// `false-stx-split[=N]`: the same noise, split across two notifications (`FF 02 00`,
+    /// `07 01 10`), comes right before the Nth frame (default the first).
+    public var splitFalseStartBefore: Int?
 
     /// `drop-in-frame=N`: one notification of the Nth frame (its last) is never sent.
     public var dropInFrame: Int?
@@ -105,6 +106,9 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `wrong-code[=N]`: these commands are answered under another command's MAIN and SUB
     /// (ICC STATUS `C2 04`; ICC STATUS itself under GET INFO `C0 01`).
     public var wrongCode: CommandSelection?
+    /// `drop-before-answer[=N]`: instead of answering these commands, the reader drops the
+    /// link (`emulator-dropped`).
+    public var dropBeforeAnswer: CommandSelection?
     /// `malformed-answer[=N]`: these commands are answered `00` with DATA that does not
     /// decode as their response (one byte, `FF`).
     public var malformedAnswer: CommandSelection?

@@ -19,16 +19,23 @@ struct NotificationEmitter: Sendable {
         self.scenario = scenario
     }
 
-    /// The notifications that carry one frame (or the part of one that is sent), after
-    /// `noise` in the same notification, preceded by the scenario's line noise (in
-    /// notifications of their own) if it asks for it.
-    mutating func notifications(forFrame bytes: [UInt8], after noise: [UInt8] = [], maximumLength: Int) -> [[UInt8]] {
+    /// Line noise holding a false STX whose header (MAIN 00, SUB 07) declares 272 bytes.
+    static let falseStart: [UInt8] = [0xFF, 0x02, 0x00, 0x07, 0x01, 0x10]
+
+    /// The notifications that carry one frame (or the part of one that is sent), preceded
+    /// by the noise the scenario puts before it: line noise (in notifications of its own),
+    /// a false STX split across two notifications, or one in the frame's first notification.
+    mutating func notifications(forFrame bytes: [UInt8], maximumLength: Int) -> [[UInt8]] {
         frames += 1
         var frame = bytes
         if frames == scenario.cutFrame { frame = Array(frame.prefix(max(1, frame.count / 2))) }
         if frames == scenario.corruptFrame, let last = frame.indices.last { frame[last] ^= 0xFF }
         let lineNoise = (0..<scenario.noiseLength).map { Self.noisePattern[$0 % Self.noisePattern.count] }
         var before = numbered(split(lineNoise, maximumLength))
+        if frames == scenario.splitFalseStartBefore {
+            before += numbered([Array(Self.falseStart.prefix(3)), Array(Self.falseStart.dropFirst(3))])
+        }
+        let noise = frames == scenario.falseStartBefore ? Self.falseStart : []
         var packets = numbered(split(noise + frame, maximumLength))
         if frames == scenario.dropInFrame, !packets.isEmpty { packets.removeLast() }
         if frames == scenario.duplicateInFrame, let first = packets.first { packets.insert(first, at: 1) }
@@ -46,11 +53,6 @@ struct NotificationEmitter: Sendable {
         }
         before += packets
         return before
-    }
-
-    /// The notifications that carry `bytes` that are not a frame (injected noise).
-    mutating func notifications(forNoise bytes: [UInt8], maximumLength: Int) -> [[UInt8]] {
-        numbered(split(bytes, maximumLength))
     }
 
     private func split(_ bytes: [UInt8], _ maximumLength: Int) -> [[UInt8]] {
