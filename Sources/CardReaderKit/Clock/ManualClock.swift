@@ -32,6 +32,7 @@ public final class ManualClock: Clock, Sendable {
     private struct Watcher {
         var id: UInt64
         var count: Int
+        var earliest: Instant?
         var horizon: Instant?
         var continuation: CheckedContinuation<Void, Never>
     }
@@ -42,10 +43,11 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
         var watchers: [Watcher] = []
 
-        /// Sleepers due at or before `horizon` (all of them without one).
-        func sleeperCount(dueBy horizon: Instant?) -> Int {
-            guard let horizon else { return sleepers.count }
-            return sleepers.count { $0.deadline <= horizon }
+        /// Sleepers due at or after `earliest` and at or before `horizon` (without bounds, all).
+        func sleeperCount(dueFrom earliest: Instant?, by horizon: Instant?) -> Int {
+            sleepers.count { sleeper in
+                (earliest.map { sleeper.deadline >= $0 } ?? true) && (horizon.map { sleeper.deadline <= $0 } ?? true)
+            }
         }
     }
 
@@ -72,7 +74,8 @@ public final class ManualClock: Clock, Sendable {
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let snapshot = state
                     state.watchers.removeAll { watcher in
-                        guard snapshot.sleeperCount(dueBy: watcher.horizon) >= watcher.count else { return false }
+                        guard snapshot.sleeperCount(dueFrom: watcher.earliest, by: watcher.horizon) >= watcher.count
+                        else { return false }
                         watcher.continuation.resume()
                         return true
                     }
@@ -104,25 +107,28 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Waits until at least `count` tasks sleep on this clock — counting only those due
-    /// within `horizon` from now, when given — or fails after `limit` of real time: the
-    /// bound that keeps a broken test from hanging.
+    /// within `horizon` from now, and no sooner than `earliest` from now, when given — or
+    /// fails after `limit` of real time: the bound that keeps a broken test from hanging.
     ///
-    /// A horizon names the timer a test means: after asking the emulated reader to swipe in
+    /// The bounds name the timer a test means: after asking the emulated reader to swipe in
     /// 2 s, `waitForSleepers(dueWithin: .seconds(2))` returns once that swipe is scheduled,
-    /// not merely when some other timer sleeps.
+    /// not merely when some other timer sleeps; `waitForSleepers(dueNoSoonerThan: d,
+    /// dueWithin: d)` waits for the timer due exactly `d` from now.
     public func waitForSleepers(
-        atLeast count: Int = 1, dueWithin horizon: Duration? = nil, within limit: Duration = .seconds(10)
+        atLeast count: Int = 1, dueNoSoonerThan earliest: Duration? = nil, dueWithin horizon: Duration? = nil,
+        within limit: Duration = .seconds(10)
     ) async throws {
-        let (id, deadline) = state.withLock { state in
+        let (id, from, deadline) = state.withLock { state in
             state.nextID += 1
-            return (state.nextID, horizon.map { state.now.advanced(by: $0) })
+            return (state.nextID, earliest.map { state.now.advanced(by: $0) }, horizon.map { state.now.advanced(by: $0) })
         }
         let reached = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let ready: Bool = self.state.withLock { state in
-                        if state.sleeperCount(dueBy: deadline) >= count { return true }
-                        state.watchers.append(Watcher(id: id, count: count, horizon: deadline, continuation: continuation))
+                        if state.sleeperCount(dueFrom: from, by: deadline) >= count { return true }
+                        state.watchers.append(
+                            Watcher(id: id, count: count, earliest: from, horizon: deadline, continuation: continuation))
                         return false
                     }
                     if ready { continuation.resume() }

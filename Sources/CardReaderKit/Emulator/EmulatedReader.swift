@@ -61,7 +61,7 @@ public actor EmulatedReader {
         var maximumNotificationLength: Int
     }
 
-    private let clock: EmulatorClock
+    private let clock: ElapsedClock
     private let logger: Logger
     private var connection: ActiveConnection?
     private var connectionCount = 0
@@ -93,7 +93,7 @@ public actor EmulatedReader {
         self.card = card
         self.scenario = scenario
         self.configuration = configuration
-        self.clock = EmulatorClock(clock)
+        self.clock = ElapsedClock(clock)
         self.logger = logger
         emitter = NotificationEmitter(scenario: scenario)
         battery = scenario.batteryPercent ?? configuration.info.batteryPercent ?? 100

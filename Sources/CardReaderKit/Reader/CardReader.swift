@@ -63,6 +63,8 @@ public actor CardReader {
     public nonisolated let connector: any ReaderConnector
     public nonisolated let configuration: Configuration
     private let clock: any Clock<Duration>
+    /// The same clock, as time since the reader was created.
+    private let timing: ElapsedClock
     private let logger: Logger
 
     public private(set) var state: ConnectionState = .disconnected
@@ -72,8 +74,8 @@ public actor CardReader {
     private var generation: UInt64 = 0
     private var inboundTask: Task<Void, Never>?
     private var decoder = FrameDecoder()
-    /// Notifications received; the incomplete-frame watch compares counts to see quiet.
-    private var notificationCount: UInt64 = 0
+    /// When the last notification arrived, as time since the reader was created.
+    private var lastNotificationAt: Duration = .zero
     /// Sleeps while the decoder holds an incomplete frame; cuts it off once the link has
     /// been quiet for ``Configuration/incompleteFrameTimeout``.
     private var incompleteFrameWatch: Task<Void, Never>?
@@ -105,6 +107,7 @@ public actor CardReader {
         self.connector = connector
         self.configuration = configuration
         self.clock = clock
+        self.timing = ElapsedClock(clock)
         self.logger = logger
     }
 
@@ -260,7 +263,6 @@ public actor CardReader {
         generation += 1
         let current = generation
         decoder.reset()
-        notificationCount = 0
         unansweredCancels = 0
         inboundTask = Task { [weak self] in
             for await item in link.inbound {
@@ -475,6 +477,9 @@ public actor CardReader {
     }
 
     private func expire(_ id: UInt64, after deadline: Duration) async {
+        // The answer may sit behind a frame the watch has not cut off yet; and CANCEL's
+        // answer must not be swallowed by it.
+        cutOffStaleFrame()
         guard let current = exchange, current.id == id, current.result == nil else { return }
         logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(deadline)"])
         finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: deadline)))
@@ -544,7 +549,7 @@ public actor CardReader {
         guard generation == self.generation else { return }
         switch item {
         case .notification(let bytes):
-            notificationCount &+= 1
+            lastNotificationAt = timing.elapsed()
             decoder.decode(bytes) { handle($0) }
             if decoder.hasIncompleteFrame { watchIncompleteFrame() }
         case .dropped(let reason):
@@ -563,37 +568,50 @@ public actor CardReader {
         }
     }
 
-    /// Starts the watch if it is not running. It sleeps for the timeout, and again while
-    /// notifications keep arriving, so a frame is cut off only after that much quiet.
+    /// Starts the watch if it is not running. It sleeps until the timeout has passed since
+    /// the last notification, again while notifications keep arriving.
     private func watchIncompleteFrame() {
         guard incompleteFrameWatch == nil else { return }
-        let limit = configuration.incompleteFrameTimeout
         let watched = generation
-        let armed = notificationCount
-        incompleteFrameWatch = Task { [clock, weak self] in
-            var seen = armed
+        let firstLook = lastNotificationAt + configuration.incompleteFrameTimeout
+        incompleteFrameWatch = Task { [timing, weak self] in
+            var look = firstLook
             while true {
-                guard (try? await clock.sleep(for: limit)) != nil,
-                    let next = await self?.cutOffIfQuiet(since: seen, generation: watched)
+                guard (try? await timing.sleep(look)) != nil,
+                    let next = await self?.cutOffIfQuiet(generation: watched)
                 else { return }
-                seen = next
+                look = next
             }
         }
     }
 
-    /// Cuts off the incomplete frame if nothing arrived since the `seen`th notification, and
-    /// reports what that recovers. Returns the count to watch from when bytes did arrive;
-    /// nil when the watch is over.
-    private func cutOffIfQuiet(since seen: UInt64, generation watched: UInt64) -> UInt64? {
-        guard watched == generation, decoder.hasIncompleteFrame else {
-            if watched == generation { incompleteFrameWatch = nil }
+    /// Cuts off the incomplete frame if the link has been quiet for the timeout. Returns
+    /// when to look again; nil when the watch is over.
+    private func cutOffIfQuiet(generation watched: UInt64) -> Duration? {
+        guard watched == generation else { return nil }
+        guard decoder.hasIncompleteFrame else {
+            incompleteFrameWatch = nil
             return nil
         }
-        guard notificationCount == seen else { return notificationCount }
+        let due = lastNotificationAt + configuration.incompleteFrameTimeout
+        guard timing.elapsed() >= due else { return due }
         incompleteFrameWatch = nil
+        cutOffIncompleteFrame()
+        return nil
+    }
+
+    /// Cuts off an incomplete frame whose bytes stopped coming at least the timeout ago (the
+    /// watch would do it now): at a deadline, before anything is decided or sent.
+    private func cutOffStaleFrame() {
+        guard decoder.hasIncompleteFrame,
+            timing.elapsed() >= lastNotificationAt + configuration.incompleteFrameTimeout
+        else { return }
+        cutOffIncompleteFrame()
+    }
+
+    private func cutOffIncompleteFrame() {
         logger.debug("an incomplete frame received nothing for \(configuration.incompleteFrameTimeout): cut off")
         decoder.finish { handle($0) }
-        return nil
     }
 
     private func inboundEnded(generation: UInt64) async {

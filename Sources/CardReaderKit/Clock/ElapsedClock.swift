@@ -1,7 +1,7 @@
-/// The emulator's view of an injected clock: time as a duration since the reader was
-/// created, and sleeping until such a time. It erases the clock's instant type so the
-/// reader takes `any Clock<Duration>`: `ContinuousClock` in production, `ManualClock` in tests.
-struct EmulatorClock: Sendable {
+/// An injected clock seen as time since creation, and sleeping until such a time. It
+/// erases the clock's instant type so that readers (real and emulated) take
+/// `any Clock<Duration>`: `ContinuousClock` in production, `ManualClock` in tests.
+struct ElapsedClock: Sendable {
     /// Time since creation.
     let elapsed: @Sendable () -> Duration
     /// Sleeps until `elapsed()` reaches the argument; throws when cancelled.
@@ -16,9 +16,9 @@ struct EmulatorClock: Sendable {
         self.sleep = sleep
     }
 
-    private static func wrapping<C: Clock<Duration>>(_ clock: C) -> EmulatorClock {
+    private static func wrapping<C: Clock<Duration>>(_ clock: C) -> ElapsedClock {
         let start = clock.now
-        return EmulatorClock(
+        return ElapsedClock(
             elapsed: { start.duration(to: clock.now) },
             sleep: { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil) })
     }

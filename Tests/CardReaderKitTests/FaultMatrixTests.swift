@@ -1,0 +1,326 @@
+import Foundation
+import Testing
+import CardReaderKit
+import ReaderProtocol
+
+/// The fault matrix of Docs/reliability.md, one test per cell: a fault of the emulated
+/// reader (or its link) hits one operation; the caller sees the cell's outcome, at the
+/// latest at the operation's deadline + 100 ms, and the next command — on the recovered
+/// connection, or on a fresh one after a link loss — succeeds. ATT MTU 23.
+///
+/// Timeouts run on a ManualClock advanced exactly to deadline + 100 ms, so the bound is
+/// checked without depending on the machine's speed. Cells whose recovery waits for the
+/// 250 ms incomplete-frame cut-off, and the events column, run on the real clock, where
+/// the operation's own deadline (or a 5 s bound for events) is what fails a broken cell.
+@Suite(.timeLimit(.minutes(1)))
+struct FaultMatrixTests {
+    /// The matrix's operations, as a backend performs them.
+    enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case info, swipe, apdu = "APDU", emv = "EMV read", events
+
+        var testDescription: String { rawValue }
+
+        /// The frame the reader sends for it: its answer (after POWER ON's for APDU and
+        /// EMV), or the card-inserted event.
+        var frame: Int { self == .apdu || self == .emv ? 2 : 1 }
+        /// The command the reader answers with that frame.
+        var command: Int { frame }
+        var scenario: [String] {
+            switch self {
+            case .info, .swipe: []
+            case .apdu, .emv: ["card-inserted"]
+            case .events: ["insert-after=1", "remove-after=2"]
+            }
+        }
+        var code: CommandCode {
+            switch self {
+            case .info: .getInfo
+            case .swipe: .readMagneticStripe
+            case .apdu, .emv, .events: .iccAPDU
+            }
+        }
+        /// The documented answer time (§8) + the 1 s link margin; the swipe waits 2 s.
+        var deadline: Duration {
+            switch self {
+            case .info: .milliseconds(1500)
+            case .swipe: .seconds(4)
+            case .apdu, .emv, .events: .seconds(6)
+            }
+        }
+    }
+
+    /// The matrix's faults, as Docs/reliability.md names them.
+    enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case notificationDropped = "notification dropped"
+        case notificationDuplicated = "notification duplicated"
+        case notificationCorrupted = "notification corrupted"
+        case notificationsReordered = "notifications reordered"
+        case noise = "noise"
+        case noiseWithFalseSTX = "noise with a false STX"
+        case falseSTXSplit = "false STX split across notifications"
+        case restartMidFrame = "reader restarts mid-frame"
+        case frameCutOff = "frame cut off"
+        case readerSilent = "reader silent"
+        case answerLate = "answer late"
+        case answerTwice = "answer twice"
+        case answerWithAnotherCode = "answer with another command's MAIN/SUB"
+        case answerMalformed = "answer malformed"
+        case busy = "busy"
+        case linkLostMidFrame = "link lost mid-frame"
+        case linkLostMidCommand = "link lost mid-command"
+        case cancelRacingTheAnswer = "cancel racing the answer"
+
+        var testDescription: String { rawValue }
+    }
+
+    /// What the caller sees.
+    enum Outcome: Equatable, CustomStringConvertible {
+        case succeeds
+        /// ``CardReaderError/readerTimedOut(_:after:)`` at the deadline.
+        case timesOut
+        case fails(CardReaderError)
+        /// ``CardReaderError/malformedResponse(_:_:)``.
+        case failsMalformed
+        /// ``CardReaderError/linkLost(_:)`` with `emulator-dropped`.
+        case linkLost
+        /// The answer, or ``CardReaderError/cancelled``: whichever wins the race.
+        case succeedsOrCancelled
+        /// The operation ends, with its result or a typed error (see the cell's note).
+        case endsTyped
+        /// Events: what the events stream delivers up to the card-removed event.
+        case events([CardReaderEvent])
+        /// The fault does not apply to the operation.
+        case notApplicable
+
+        var description: String {
+            switch self {
+            case .succeeds: "succeeds"
+            case .timesOut: "times out"
+            case .fails(let error): "fails: \(error)"
+            case .failsMalformed: "fails: malformed response"
+            case .linkLost: "link lost"
+            case .succeedsOrCancelled: "succeeds or cancelled"
+            case .endsTyped: "ends typed"
+            case .events(let events): events.map(\.description).joined(separator: ", ")
+            case .notApplicable: "n/a"
+            }
+        }
+    }
+
+    /// The scenario steps that put `fault` on `operation`.
+    static func steps(_ fault: Fault, _ operation: Operation) -> [String] {
+        let frame = operation.frame
+        let command = operation.command
+        return switch fault {
+        case .notificationDropped: ["drop-in-frame=\(frame)"]
+        case .notificationDuplicated: ["duplicate-in-frame=\(frame)"]
+        case .notificationCorrupted: ["corrupt-frame=\(frame)"]
+        case .notificationsReordered: ["reorder-frame=\(frame)"]
+        case .noise: ["noise"]
+        case .noiseWithFalseSTX: ["false-stx=\(frame)"]
+        case .falseSTXSplit: ["false-stx-split=\(frame)"]
+        case .restartMidFrame: ["restart-mid-frame=\(frame)"]
+        case .frameCutOff: ["cut-frame=\(frame)"]
+        case .readerSilent: ["silent=\(command)"]
+        case .answerLate: ["late-answer=\(command)"]
+        case .answerTwice: ["duplicate-frame=\(frame)"]
+        case .answerWithAnotherCode: ["wrong-code=\(command)"]
+        case .answerMalformed: ["malformed-answer=\(command)"]
+        case .busy: ["busy=\(command)"]
+        case .linkLostMidFrame: ["drop-mid-frame=\(command)"]
+        case .linkLostMidCommand: ["drop-before-answer=\(command)"]
+        case .cancelRacingTheAnswer: []
+        }
+    }
+
+    /// The cell's outcome: Docs/reliability.md's table says the same.
+    static func expected(_ fault: Fault, _ operation: Operation) -> Outcome {
+        let inserted = CardReaderEvent.cardInserted, removed = CardReaderEvent.cardRemoved
+        if operation == .events {
+            return switch fault {
+            case .notificationDropped, .notificationCorrupted, .frameCutOff: .events([removed])
+            case .notificationsReordered: .events([removed, inserted])
+            // The event is one notification at MTU 23: duplicating it duplicates the event.
+            case .answerTwice, .notificationDuplicated: .events([inserted, inserted, removed])
+            case .noise, .noiseWithFalseSTX, .falseSTXSplit: .events([inserted, removed])
+            case .linkLostMidFrame: .events([.disconnected(LinkDropReason(code: "reader-reset", detail: ""))])
+            default: .notApplicable
+            }
+        }
+        return switch fault {
+        case .notificationDropped, .notificationCorrupted, .notificationsReordered, .frameCutOff, .readerSilent,
+            .answerLate, .answerWithAnotherCode:
+            .timesOut
+        case .noise, .noiseWithFalseSTX, .falseSTXSplit, .restartMidFrame: .succeeds
+        // An APDU's answer here is one notification: duplicating it is answering twice.
+        case .answerTwice, .notificationDuplicated: operation == .emv ? .endsTyped : .succeeds
+        case .answerMalformed: .failsMalformed
+        case .busy: .fails(.readerBusy(operation.code))
+        case .linkLostMidFrame, .linkLostMidCommand: .linkLost
+        case .cancelRacingTheAnswer: .succeedsOrCancelled
+        }
+    }
+
+    /// Cells that wait for the 250 ms cut-off, and the events column, run on the real clock.
+    static func runsOnTheRealClock(_ fault: Fault, _ operation: Operation) -> Bool {
+        operation == .events || [.notificationDuplicated, .noiseWithFalseSTX, .falseSTXSplit, .restartMidFrame].contains(fault)
+    }
+
+    struct Cell: Sendable, CustomTestStringConvertible {
+        var fault: Fault
+        var operation: Operation
+        var testDescription: String { "\(fault.rawValue) × \(operation.rawValue)" }
+    }
+
+    static let cells: [Cell] = Fault.allCases.flatMap { fault in
+        Operation.allCases.compactMap { operation in
+            expected(fault, operation) == .notApplicable ? nil : Cell(fault: fault, operation: operation)
+        }
+    }
+
+    @Test(arguments: cells)
+    func cell(_ cell: Cell) async throws {
+        let expected = Self.expected(cell.fault, cell.operation)
+        let manual = Self.runsOnTheRealClock(cell.fault, cell.operation) ? nil : ManualClock()
+        let clock: any Clock<Duration> = manual ?? ContinuousClock()
+        var scenario = cell.operation.scenario + Self.steps(cell.fault, cell.operation)
+        if cell.operation == .events, cell.fault == .linkLostMidFrame { scenario = ["reset-after=1", "insert-after=2"] }
+        let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), clock: clock)
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator), clock: clock)
+        try await reader.connect()
+        if cell.operation == .apdu || cell.operation == .emv { _ = try await reader.powerOnCard() }
+
+        if case .events(let events) = expected {
+            #expect(try await Self.events(from: reader, upTo: events.count) == events, "\(cell)")
+        } else {
+            let operation = Task { try await Self.perform(cell.operation, on: reader) }
+            if cell.fault == .cancelRacingTheAnswer { operation.cancel() }
+            if expected == .timesOut, let manual {
+                // Once the command's deadline timer sleeps, exactly the deadline + 100 ms
+                // passes: the outcome must be there.
+                let deadline = cell.operation.deadline
+                try await manual.waitForSleepers(dueNoSoonerThan: deadline, dueWithin: deadline)
+                manual.advance(by: cell.operation.deadline + .milliseconds(100))
+            }
+            let result = await operation.result
+            Self.check(result, expected, cell)
+        }
+
+        // The next command works: on the same connection, or on a fresh one after a loss.
+        if await reader.state != .connected { try await reader.connect() }
+        #expect(try await reader.info().model == "VPOS3356", "\(cell): the next command")
+        await reader.disconnect()
+    }
+
+    static func perform(_ operation: Operation, on reader: CardReader) async throws {
+        switch operation {
+        case .info: _ = try await reader.info()
+        case .swipe: _ = try await reader.readMagneticStripe(timeout: .seconds(2))
+        case .apdu: _ = try await reader.transmit(try .select(name: Array("2PAY.SYS.DDF01".utf8)))
+        case .emv: _ = try await reader.readEMVCard()
+        case .events: break
+        }
+    }
+
+    /// The first `count` events, or those until the end of the connection, within 5 s of
+    /// real time. The reset warning a reader sends on connecting is not counted.
+    static func events(from reader: CardReader, upTo count: Int) async throws -> [CardReaderEvent] {
+        let stream = await reader.events()
+        let collect = Task {
+            var events: [CardReaderEvent] = []
+            for await event in stream {
+                if case .disconnected(let reason?) = event {
+                    events.append(.disconnected(LinkDropReason(code: reason.code, detail: "")))
+                    break
+                }
+                if case .resetScheduled = event { continue }
+                events.append(event)
+                if events.count >= count { break }
+            }
+            return events
+        }
+        let alarm = Task {
+            try await Task.sleep(for: .seconds(5))
+            collect.cancel()
+        }
+        defer { alarm.cancel() }
+        return await collect.value
+    }
+
+    static func check(_ result: Result<Void, any Error>, _ expected: Outcome, _ cell: Cell) {
+        let error = result.failureError as? CardReaderError
+        switch expected {
+        case .succeeds:
+            #expect(error == nil && result.isSuccess, "\(cell): \(String(describing: error))")
+        case .timesOut:
+            #expect(error == .readerTimedOut(cell.operation.code, after: cell.operation.deadline), "\(cell)")
+        case .fails(let wanted):
+            #expect(error == wanted, "\(cell)")
+        case .failsMalformed:
+            guard case .malformedResponse(let code, _) = error else {
+                Issue.record("\(cell): expected a malformed response, got \(String(describing: error))")
+                return
+            }
+            #expect(code == cell.operation.code)
+        case .linkLost:
+            guard case .linkLost(let reason) = error else {
+                Issue.record("\(cell): expected linkLost, got \(String(describing: error))")
+                return
+            }
+            #expect(reason.code == "emulator-dropped")
+        case .succeedsOrCancelled:
+            #expect(result.isSuccess || error == .cancelled, "\(cell): \(String(describing: error))")
+        case .endsTyped:
+            #expect(result.isSuccess || error != nil, "\(cell): an untyped error")
+        case .events, .notApplicable:
+            Issue.record("\(cell): not an operation outcome")
+        }
+    }
+
+    /// Docs/reliability.md's matrix is this suite's: same faults, operations and outcomes.
+    @Test func theDocumentedMatrixIsTheTestedOne() throws {
+        let document = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Docs/reliability.md"), encoding: .utf8)
+        let rows = document.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| fault") }
+            .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let matrix = Dictionary(rows.compactMap { row in row.first.map { ($0, Array(row.dropFirst())) } }) { first, _ in first }
+        for fault in Fault.allCases {
+            let row = try #require(matrix[fault.rawValue], "Docs/reliability.md has no row '\(fault.rawValue)'")
+            for (index, operation) in Operation.allCases.enumerated() {
+                let documented = index < row.count ? row[index] : ""
+                #expect(
+                    documented.hasPrefix(Self.documentedWord(Self.expected(fault, operation))),
+                    "Docs/reliability.md, \(fault.rawValue) × \(operation.rawValue): '\(documented)'")
+            }
+        }
+    }
+
+    /// How a cell of the document starts for each outcome.
+    static func documentedWord(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .succeeds: "succeeds"
+        case .timesOut: "times out"
+        case .fails(.readerBusy): "readerBusy"
+        case .fails: "fails"
+        case .failsMalformed: "malformedResponse"
+        case .linkLost: "linkLost"
+        case .succeedsOrCancelled: "succeeds or cancelled"
+        case .endsTyped: "succeeds or a typed error"
+        case .events(let events):
+            switch events {
+            case [.cardRemoved]: "event lost"
+            case [.cardRemoved, .cardInserted]: "events reordered"
+            case [.cardInserted, .cardInserted, .cardRemoved]: "event twice"
+            case [.cardInserted, .cardRemoved]: "delivered"
+            default: "disconnected"
+            }
+        case .notApplicable: "n/a"
+        }
+    }
+}
+
+extension Result {
+    var isSuccess: Bool { if case .success = self { true } else { false } }
+    var failureError: Failure? { if case .failure(let error) = self { error } else { nil } }
+}
