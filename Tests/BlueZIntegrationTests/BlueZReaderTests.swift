@@ -192,6 +192,116 @@ struct BlueZIntegrationTests {
         }
     }
 
+    /// The fault matrix's link-level rows over bluetoothd, in one session of GET INFOs; the
+    /// faults are numbered by the frames and commands of that sequence (a timed-out command
+    /// is followed by CANCEL, one more command and one more frame). Each row's outcome is the
+    /// matrix's (Docs/reliability.md), and the last GET INFO succeeds. The answer sent twice
+    /// is followed by ICC STATUS, another code: a copy still on its way would be taken for a
+    /// GET INFO's answer (frames carry no sequence number).
+    @Test func linkLevelFaultsEndAsTheMatrixSays() async throws {
+        let faults = [
+            "drop-in-frame=1", "corrupt-frame=3", "cut-frame=5", "silent=7", "late-answer=9", "wrong-code=11",
+            "duplicate-frame=12", "malformed-answer=15", "reorder-frame=15",
+        ]
+        try await withPeripheral(faults) { _ in
+        let reader = cardReader(connector)
+        try await reader.connect()
+        let timeout = CardReaderError.readerTimedOut(.getInfo, after: .milliseconds(1500))
+        for row in ["dropped", "corrupted", "cut off", "silent", "late", "another code"] {
+            await #expect(throws: timeout, "\(row)") { try await reader.info() }
+        }
+        #expect(try await reader.info().model == "VPOS3356", "answer twice")
+        #expect(try await reader.cardSlotState() == .noCard, "after the answer sent twice")
+        do throws(CardReaderError) {
+            _ = try await reader.info()
+            Issue.record("a malformed answer was accepted")
+        } catch {
+            guard case .malformedResponse(.getInfo, _) = error else {
+                Issue.record("malformed: expected malformedResponse, got \(error)")
+                return
+            }
+        }
+        await #expect(throws: timeout, "reordered") { try await reader.info() }
+        #expect(try await reader.info().model == "VPOS3356", "the next command")
+        await reader.disconnect()
+        }
+    }
+
+    /// The reader drops the link halfway through its answer. BlueZ reports a disconnection
+    /// 2–3 s after it happens here, after GET INFO's 1.5 s deadline: the command times out or
+    /// sees the loss, whichever comes first, and the state becomes `lost`.
+    @Test func theLinkLostMidFrameEndsTheCommandAndAFreshConnectWorks() async throws {
+        try await withPeripheral(["drop-mid-frame=1"]) { _ in
+        let reader = cardReader(connector)
+        let states = await reader.stateUpdates()
+        try await reader.connect()
+        do throws(CardReaderError) {
+            _ = try await reader.info()
+            Issue.record("an answer cut by a drop was accepted")
+        } catch {
+            switch error {
+            case .linkLost, .readerTimedOut(.getInfo, _): break
+            default: Issue.record("expected linkLost or a timeout, got \(error)")
+            }
+        }
+        _ = try await within(.seconds(15), "the reader state becoming lost") {
+            for await state in states {
+                if case .lost = state { return true }
+            }
+            return false
+        }
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+        }
+    }
+
+    static let reconnect = ReconnectPolicy(
+        maximumAttempts: 10, initialDelay: .seconds(1), maximumDelay: .seconds(4), overallDeadline: .seconds(120))
+
+    /// The reader goes away (its peripheral stops) and comes back: the policy reconnects,
+    /// and the next command works.
+    @Test func aReconnectPolicyBringsTheLinkBackWhenTheReaderReturns() async throws {
+        try await forgetDevices()
+        let first = try await startPeripheral([])
+        let reader = CardReader(
+            connector: connector, configuration: CardReader.Configuration(connectTimeout: .seconds(30), reconnect: Self.reconnect))
+        let events = await reader.events()
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        await first.stop()
+        _ = try await nextEvent(events, within: .seconds(20), "the reconnection to start") {
+            if case .reconnecting = $0 { return true }
+            return false
+        }
+        let second = try await startPeripheral([])
+        _ = try await nextEvent(events, within: .seconds(90), "the reconnection") { $0 == .reconnected }
+        #expect(await reader.state == .connected)
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+        await second.stop()
+    }
+
+    /// bluetoothd is killed and restarts; the peripheral registers again; the policy
+    /// reconnects, and the next command works.
+    @Test func aReconnectPolicyRidesOutABluetoothdRestart() async throws {
+        try await withPeripheral([]) { _ in
+        let reader = CardReader(
+            connector: connector, configuration: CardReader.Configuration(connectTimeout: .seconds(30), reconnect: Self.reconnect))
+        let events = await reader.events()
+        try await reader.connect()
+        #expect(try await reader.info().model == "VPOS3356")
+        #expect(try await run(["bluez-vm-restart-bluetoothd", "--kill"], within: .seconds(60)) == 0)
+        _ = try await nextEvent(events, within: .seconds(20), "the reconnection to start") {
+            if case .reconnecting = $0 { return true }
+            return false
+        }
+        _ = try await nextEvent(events, within: .seconds(90), "the reconnection") { $0 == .reconnected }
+        #expect(try await reader.info().model == "VPOS3356")
+        await reader.disconnect()
+        }
+    }
+
     @Test func namedAdapterErrors() async throws {
         let session = try await BluetoothSession.open()
         await #expect(throws: BluetoothError.noSuchAdapter("hci9", available: ["hci0", "hci1"])) {

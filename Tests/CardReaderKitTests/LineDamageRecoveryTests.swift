@@ -20,18 +20,27 @@ struct LineDamageRecoveryTests {
         try ReaderResponse(code: .getInfo, status: .success, body: .info(info)).frame.encoded()
     }
 
-    /// The damage and the answer in one notification (MTU 247): once the host has handled
-    /// it, it holds an incomplete frame; 250 ms of quiet cut it off and the answer comes out.
-    @Test(arguments: [restartedFrameStart, falseStart])
-    func anAnswerBehindDamageArrivesAfterTheIncompleteFrameTimeout(damage: [UInt8]) async throws {
+    /// GET INFO is sent; the reader answers with `damage` and the answer in one notification
+    /// (MTU 247), which the host has handled when this returns.
+    func infoBehind(_ damage: [UInt8], configuration: CardReader.Configuration = .init()) async throws
+        -> (ScriptedReader, ManualClock, CardReader, Task<ReaderInfo, any Error>)
+    {
         let scripted = ScriptedReader(mtu: 247)
         let clock = ManualClock()
-        let reader = CardReader(connector: scripted.connector, clock: clock)
+        let reader = CardReader(connector: scripted.connector, configuration: configuration, clock: clock)
         try await reader.connect()
         let info = Task { try await reader.info() }
         #expect(try await scripted.nextCommand() == .getInfo)
         await scripted.sendRaw(damage + (try Self.getInfoAnswer()))
         try await scripted.waitUntilHostHasHandledEverything()
+        return (scripted, clock, reader, info)
+    }
+
+    /// Once the host has handled the notification, it holds an incomplete frame; 250 ms of
+    /// quiet cut it off and the answer comes out.
+    @Test(arguments: [restartedFrameStart, falseStart])
+    func anAnswerBehindDamageArrivesAfterTheIncompleteFrameTimeout(damage: [UInt8]) async throws {
+        let (scripted, clock, reader, info) = try await infoBehind(damage)
         try await clock.waitForSleepers(dueWithin: Self.incompleteFrameTimeout)
         clock.advance(by: Self.incompleteFrameTimeout)
         #expect(try await info.value == Self.info)
@@ -47,15 +56,7 @@ struct LineDamageRecoveryTests {
     /// INFO times out, which is the defect the cut-off removes.
     @Test(arguments: [restartedFrameStart, falseStart])
     func withoutTheCutOffTheAnswerIsLost(damage: [UInt8]) async throws {
-        let scripted = ScriptedReader(mtu: 247)
-        let clock = ManualClock()
-        let reader = CardReader(
-            connector: scripted.connector, configuration: .init(incompleteFrameTimeout: .seconds(10)), clock: clock)
-        try await reader.connect()
-        let info = Task { try await reader.info() }
-        #expect(try await scripted.nextCommand() == .getInfo)
-        await scripted.sendRaw(damage + (try Self.getInfoAnswer()))
-        try await scripted.waitUntilHostHasHandledEverything()
+        let (_, clock, _, info) = try await infoBehind(damage, configuration: .init(incompleteFrameTimeout: .seconds(10)))
         try await clock.waitForSleepers(dueWithin: Self.getInfoDeadline)
         clock.advance(by: Self.getInfoDeadline)
         await #expect(throws: CardReaderError.readerTimedOut(.getInfo, after: Self.getInfoDeadline)) {
