@@ -243,16 +243,20 @@ public actor EmulatedReaderPeripheral {
         await endReaderConnection()
     }
 
-    /// The emulated reader dropped the link: drop the Bluetooth connection too.
+    /// The emulated reader dropped the link: drop the Bluetooth connection too. This runs in
+    /// the pump, which ending the reader connection cancels: the central is disconnected first.
     private func readerDropped(_ reason: LinkDropReason) async {
         logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
-        let central = self.central
-        await endReaderConnection()
         if let central {
-            _ = try? await session.connection.call(
-                destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
-                member: "Disconnect", timeout: .seconds(5))
+            do throws(DBusError) {
+                _ = try await session.connection.call(
+                    destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
+                    member: "Disconnect", timeout: .seconds(5))
+            } catch {
+                logger.warning("could not disconnect the central: \(error)")
+            }
         }
+        await endReaderConnection()
     }
 
     private func endReaderConnection() async {
