@@ -314,47 +314,35 @@ struct BlueZIntegrationTests {
     /// the link ends when the device goes with its adapter; once they are back, a fresh
     /// connect to a peripheral served anew works.
     @Test func adaptersRemovedAndAddedAgainEndTheLinkAndAFreshConnectWorks() async throws {
-        try await forgetDevices()
-        let first = try await startPeripheral([])
-        let reader = cardReader(connector)
-        let events = await reader.events()
-        try await reader.connect()
-        #expect(try await reader.info().model == "VPOS3356")
-        #expect(try await run(["bluez-vm-btvirt", "restart"], within: .seconds(120)) == 0)
-        let event = try await nextEvent(events, within: .seconds(20), "the link to drop") {
-            if case .disconnected = $0 { return true }
-            return false
-        }
-        if case .disconnected(let reason?) = event {
-            #expect(["device-removed", "remote-disconnected", "gatt-services-removed"].contains(reason.code), "\(reason)")
-        } else {
-            Issue.record("expected a drop reason, got \(event)")
-        }
-        await first.stop()
-        let second = try await startPeripheral([])
-        try await reader.connect()
-        #expect(try await reader.info().model == "VPOS3356")
-        await reader.disconnect()
-        await second.stop()
+        try await breakAndRecover(
+            with: ["bluez-vm-btvirt", "restart"], reasons: ["device-removed", "remote-disconnected", "gatt-services-removed"])
     }
 
     /// The system bus dies (SIGKILL) and comes back, bluetoothd with it: the link ends at
     /// once (`dbus-disconnected`, or bluetoothd's loss seen first); once the bus is back, a
     /// fresh connect to a peripheral served anew works. Last: it replaces every D-Bus client.
     @Test func theSystemBusGoingAwayEndsTheLinkAndAFreshConnectWorks() async throws {
+        try await breakAndRecover(
+            with: ["bluez-vm-restart-dbus"], reasons: ["dbus-disconnected", "bluetoothd-restarted", "remote-disconnected"])
+    }
+
+    /// Connects to a peripheral, runs `command` (a guest helper that breaks the stack and
+    /// repairs it), expects the link to drop with one of `reasons`, then serves the reader
+    /// anew and expects a fresh connect and a command to work.
+    func breakAndRecover(with command: [String], reasons: [String]) async throws {
         try await forgetDevices()
         let first = try await startPeripheral([])
         let reader = cardReader(connector)
         let events = await reader.events()
         try await reader.connect()
         #expect(try await reader.info().model == "VPOS3356")
-        #expect(try await run(["bluez-vm-restart-dbus"], within: .seconds(120)) == 0)
+        #expect(try await run(command, within: .seconds(120)) == 0)
         let event = try await nextEvent(events, within: .seconds(20), "the link to drop") {
             if case .disconnected = $0 { return true }
             return false
         }
         if case .disconnected(let reason?) = event {
-            #expect(["dbus-disconnected", "bluetoothd-restarted", "remote-disconnected"].contains(reason.code), "\(reason)")
+            #expect(reasons.contains(reason.code), "\(reason)")
         } else {
             Issue.record("expected a drop reason, got \(event)")
         }

@@ -103,11 +103,16 @@ struct LineDamageRecoveryTests {
 /// and the commands after it work.
 @Suite(.timeLimit(.minutes(1)))
 struct LineDamageScenarioTests {
-    @Test(arguments: ["false-stx", "false-stx-split", "restart-mid-frame"], [23, 247])
-    func getInfoAndTheNextCommandsSucceed(scenario: String, mtu: Int) async throws {
+    func connectedReader(_ scenario: String, mtu: Int) async throws -> CardReader {
         let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]))
         let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
         try await reader.connect()
+        return reader
+    }
+
+    @Test(arguments: ["false-stx", "false-stx-split", "restart-mid-frame"], [23, 247])
+    func getInfoAndTheNextCommandsSucceed(scenario: String, mtu: Int) async throws {
+        let reader = try await connectedReader(scenario, mtu: mtu)
         #expect(try await reader.info().model == "VPOS3356")
         #expect(try await reader.readMagneticStripe().track2.track?.primaryAccountNumber.revealed() == "4111111111111111")
         #expect(try await reader.info().model == "VPOS3356")
@@ -117,9 +122,7 @@ struct LineDamageScenarioTests {
     /// The damage lands inside a swipe answer (the 2nd response), 101 bytes over 6 notifications at MTU 23.
     @Test(arguments: ["false-stx=2", "false-stx-split=2", "restart-mid-frame=2"], [23, 247])
     func aSwipeAnswerBehindDamageArrives(scenario: String, mtu: Int) async throws {
-        let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]))
-        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
-        try await reader.connect()
+        let reader = try await connectedReader(scenario, mtu: mtu)
         #expect(try await reader.info().model == "VPOS3356")
         #expect(try await reader.readMagneticStripe().track1.track?.primaryAccountNumber.revealed() == "4111111111111111")
         #expect(try await reader.cardSlotState() == .noCard)
