@@ -57,6 +57,20 @@ import Testing
         #expect(!DiscoveryFilter.isAddress("00:AA:01:00:00"))
     }
 
+    /// With bluetoothd down, a call to org.bluez gets ServiceUnknown, or (when the bus tries
+    /// to start it and its launch helper fails, as seen in the VM) Spawn.ChildExited: both
+    /// mean bluetoothd is not running. Other BlueZ errors keep their name.
+    @Test(arguments: [
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.Spawn.ChildExited", "org.freedesktop.DBus.Error.Spawn.ServiceNotFound",
+    ])
+    func noOwnerForOrgBluezIsBluetoothdNotRunning(name: String) {
+        let error = BluetoothError(.remote(name: name, message: "m"), operation: "reading BlueZ objects")
+        #expect(error.code == "bluetoothd-not-running")
+        let other = BluetoothError(.remote(name: "org.bluez.Error.Failed", message: "m"), operation: "connecting")
+        #expect(other.code == "org.bluez.Error.Failed")
+    }
+
     @Test func writesAreCutAtMTUMinusThree() {
         #expect(GattWriteChunking.payloadLength(mtu: nil) == 20)
         #expect(GattWriteChunking.payloadLength(mtu: 23) == 20)

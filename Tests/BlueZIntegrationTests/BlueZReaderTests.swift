@@ -195,13 +195,14 @@ struct BlueZIntegrationTests {
     /// The fault matrix's link-level rows over bluetoothd, in one session of GET INFOs; the
     /// faults are numbered by the frames and commands of that sequence (a timed-out command
     /// is followed by CANCEL, one more command and one more frame). Each row's outcome is the
-    /// matrix's (Docs/reliability.md), and the last GET INFO succeeds. The answer sent twice
-    /// is followed by ICC STATUS, another code: a copy still on its way would be taken for a
-    /// GET INFO's answer (frames carry no sequence number).
+    /// matrix's (Docs/reliability.md), and the last GET INFO succeeds. An answer sent twice
+    /// (the whole frame, or its one notification) is followed by ICC STATUS, another code: a
+    /// copy still on its way would be taken for a GET INFO's answer (frames carry no sequence
+    /// number).
     @Test func linkLevelFaultsEndAsTheMatrixSays() async throws {
         let faults = [
             "drop-in-frame=1", "corrupt-frame=3", "cut-frame=5", "silent=7", "late-answer=9", "wrong-code=11",
-            "duplicate-frame=12", "malformed-answer=15", "reorder-frame=15",
+            "duplicate-frame=12", "malformed-answer=15", "reorder-frame=15", "duplicate-in-frame=18",
         ]
         try await withPeripheral(faults) { _ in
         let reader = cardReader(connector)
@@ -223,6 +224,8 @@ struct BlueZIntegrationTests {
         }
         await #expect(throws: timeout, "reordered") { try await reader.info() }
         #expect(try await reader.info().model == "VPOS3356", "the next command")
+        #expect(try await reader.info().model == "VPOS3356", "notification duplicated")
+        #expect(try await reader.cardSlotState() == .noCard, "after the duplicated notification")
         await reader.disconnect()
         }
     }

@@ -29,11 +29,11 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case unexpectedReply(String)
 
     /// Maps a D-Bus failure of `operation`; `org.bluez` without owner becomes
-    /// ``bluetoothdNotRunning(_:)``.
+    /// ``bluetoothdNotRunning(_:)``, and so does the bus failing to start it (activation).
     public init(_ error: DBusError, operation: String) {
         switch error {
         case .remote(let name, let message):
-            if name == DBusErrorName.serviceUnknown || name == DBusErrorName.nameHasNoOwner {
+            if Self.noBluetoothd.contains(name) {
                 self = .bluetoothdNotRunning("\(operation): \(name): \(message)")
             } else {
                 self = .bluez(operation: operation, name: name, message: message)
@@ -46,6 +46,12 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .marshalling(let detail): self = .unexpectedReply("\(operation): \(detail)")
         }
     }
+
+    /// The bus's answers when nobody owns `org.bluez` and it cannot be started.
+    private static let noBluetoothd: Set<String> = [
+        DBusErrorName.serviceUnknown, DBusErrorName.nameHasNoOwner, DBusErrorName.spawnChildExited,
+        DBusErrorName.spawnServiceNotFound,
+    ]
 
     /// The D-Bus error name behind the error, when BlueZ or the bus gave one.
     public var errorName: String? {

@@ -65,6 +65,10 @@ public enum DBusErrorName {
     public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
     public static let noMemory = "org.freedesktop.DBus.Error.NoMemory"
+    /// The bus tried to start the service (activation) and its launch helper failed.
+    public static let spawnChildExited = "org.freedesktop.DBus.Error.Spawn.ChildExited"
+    /// The bus has no activatable service of that name.
+    public static let spawnServiceNotFound = "org.freedesktop.DBus.Error.Spawn.ServiceNotFound"
 }
 
 /// Names of the bus daemon and the standard interfaces.
