@@ -23,12 +23,14 @@ struct EveryErrorTests {
         await #expect(throws: CardReaderError.notConnected) { try await reader.info() }
     }
 
+    /// The reader accepts connections only after 10 s; the host waits 2 s.
     @Test func connectionTimedOut() async throws {
-        let reader = CardReader(connector: UnreachableConnector(), clock: clock)
+        let emulator = EmulatedReader(scenario: try EmulatorScenario(parsing: ["slow-connect=10"]), clock: clock)
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator), clock: clock)
         let connecting = Task { try await reader.connect(timeout: .seconds(2)) }
-        try await clock.waitForSleepers(dueWithin: .seconds(2))
+        try await clock.waitForSleepers(dueNoSoonerThan: .seconds(2), dueWithin: .seconds(2))
         clock.advance(by: .seconds(2))
-        await #expect(throws: CardReaderError.connectionTimedOut(reader: "unreachable reader", after: .seconds(2))) {
+        await #expect(throws: CardReaderError.connectionTimedOut(reader: "emulated VPOS3356", after: .seconds(2))) {
             try await connecting.value
         }
     }
@@ -58,9 +60,11 @@ struct EveryErrorTests {
     }
 
     @Test func writeFailed() async throws {
-        let reader = CardReader(connector: RefusingWritesConnector(), clock: clock)
-        try await reader.connect()
-        await #expect(throws: CardReaderError.writeFailed(RefusingWritesConnector.refusal)) { try await reader.info() }
+        let (reader, _) = try await reader(["refuse-write=1"])
+        await #expect(throws: CardReaderError.writeFailed(
+            LinkError(code: "write-refused", detail: "the emulated reader refused the write (scenario)"))) {
+            try await reader.info()
+        }
     }
 
     @Test func readerTimedOut() async throws {
@@ -197,20 +201,5 @@ struct EveryErrorTests {
                 return
             }
         }
-    }
-}
-
-/// A connector whose link accepts nothing: every write fails.
-struct RefusingWritesConnector: ReaderConnector {
-    static let refusal = LinkError(code: "write-refused", detail: "the test link refuses writes")
-    var readerDescription: String { "a link that refuses writes" }
-
-    func connect() async throws(LinkError) -> any ReaderLink { Link() }
-
-    struct Link: ReaderLink {
-        let inbound = AsyncStream<LinkInbound> { _ in }
-        var maximumWriteLength: Int { 20 }
-        func write(_ packet: [UInt8]) async throws(LinkError) { throw RefusingWritesConnector.refusal }
-        func close() async {}
     }
 }

@@ -75,6 +75,7 @@ public actor EmulatedReader {
     private var commandCount = 0
     private var apduCount = 0
     private var responseCount = 0
+    private var writeCount = 0
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
     private var resentAfterRestart: [[UInt8]] = []
     /// How late the command being handled is answered (`late-answer`), if it is.
@@ -135,10 +136,21 @@ public actor EmulatedReader {
         return Connection(id: connectionCount, notifications: stream)
     }
 
+    /// Waits as long as the scenario makes connections wait (`slow-connect`); throws when
+    /// the waiting task is cancelled.
+    public func waitToAcceptConnection() async throws {
+        guard let delay = scenario.connectDelay else { return }
+        try await clock.sleep(clock.elapsed() + delay)
+    }
+
     /// One packet the host wrote to RX. Fails once that connection has ended.
     public func receive(_ packet: [UInt8], connection id: Int) throws(LinkError) {
         guard connection?.id == id else {
             throw LinkError(code: "not-connected", detail: "the emulated reader's link is closed")
+        }
+        writeCount += 1
+        if scenario.refuseWrite?.contains(writeCount) == true {
+            throw LinkError(code: "write-refused", detail: "the emulated reader refused the write (scenario)")
         }
         var frames: [Frame] = []
         decoder.decode(packet) { event in

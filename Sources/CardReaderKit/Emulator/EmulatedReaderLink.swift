@@ -12,6 +12,11 @@ public actor EmulatedReaderLink: ReaderLink {
 
     /// Connects to `reader` at ATT MTU `mtu` (23…247).
     public init(reader: EmulatedReader, mtu: Int = 23) async throws(LinkError) {
+        do {
+            try await reader.waitToAcceptConnection()
+        } catch {
+            throw LinkError(code: "cancelled", detail: "the connection attempt was cancelled")
+        }
         let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
         self.reader = reader
         maximumWriteLength = mtu - 3

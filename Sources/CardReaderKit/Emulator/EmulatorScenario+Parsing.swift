@@ -34,6 +34,8 @@ extension EmulatorScenario {
         duplicate-frame=N          the Nth frame is sent twice
         late-answer[=N]            every command (or the Nth) is answered 1.5 s after its documented time
         wrong-code[=N]             every command (or the Nth) is answered under another command's code
+        slow-connect=SECONDS       every connection is accepted only after SECONDS
+        refuse-write[=N]           every write (or the Nth) fails
         drop-before-answer[=N]     every command (or the Nth) gets no answer: the link drops instead
         malformed-answer[=N]       every command (or the Nth) is answered 00 with DATA that does not decode
         reject=MAINSUB:STATUS      the reader answers that command with that status, e.g. reject=C107:07
@@ -113,6 +115,8 @@ extension EmulatorScenario {
         case "duplicate-frame": duplicateFrame = try number(ordinal)
         case "late-answer": lateAnswer = value == nil ? .every : .number(try number(ordinal))
         case "wrong-code": wrongCode = value == nil ? .every : .number(try number(ordinal))
+        case "slow-connect": connectDelay = .seconds(try number(seconds))
+        case "refuse-write": refuseWrite = value == nil ? .every : .number(try number(ordinal))
         case "drop-before-answer": dropBeforeAnswer = value == nil ? .every : .number(try number(ordinal))
         case "malformed-answer": malformedAnswer = value == nil ? .every : .number(try number(ordinal))
         case "reject":

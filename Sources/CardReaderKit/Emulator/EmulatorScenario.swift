@@ -106,6 +106,11 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `wrong-code[=N]`: these commands are answered under another command's MAIN and SUB
     /// (ICC STATUS `C2 04`; ICC STATUS itself under GET INFO `C0 01`).
     public var wrongCode: CommandSelection?
+    /// `slow-connect=S`: every connection is accepted only after S seconds.
+    public var connectDelay: Duration?
+    /// `refuse-write[=N]`: every write the host makes (or the Nth, counted over the reader's
+    /// life) fails, as a write to a reader that has gone does.
+    public var refuseWrite: CommandSelection?
     /// `drop-before-answer[=N]`: instead of answering these commands, the reader drops the
     /// link (`emulator-dropped`).
     public var dropBeforeAnswer: CommandSelection?
