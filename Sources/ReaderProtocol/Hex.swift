@@ -11,8 +11,9 @@ extension Sequence<UInt8> {
     var hexString: String { map(\.hexByte).joined(separator: " ") }
 }
 
-/// Hex text as people write bytes: two digits per byte, upper or lower case, white space
-/// anywhere between digits (`02 C0 01`, `02c001`).
+/// Hex text as people write bytes: two ASCII digits per byte, upper or lower case, white
+/// space anywhere between digits (`02 C0 01`, `02c001`). Other scripts' digits (full-width
+/// `０２`) are not hex.
 public enum HexText {
     /// Why text is not hex bytes.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
@@ -32,7 +33,9 @@ public enum HexText {
         var bytes: [UInt8] = []
         var high: UInt8?
         for character in text where !character.isWhitespace {
-            guard let nibble = character.hexDigitValue.map(UInt8.init) else { throw .invalidDigit(character) }
+            guard character.isASCII, let nibble = character.hexDigitValue.map(UInt8.init) else {
+                throw .invalidDigit(character)
+            }
             if let pending = high {
                 bytes.append(pending << 4 | nibble)
                 high = nil

@@ -25,6 +25,10 @@ import ReaderProtocol
         ("> 02 G0", .notHex(.invalidDigit("G"))),
         ("soon > 02", .invalidTimestamp),
         (">", .noBytes),
+        // Full-width digits are digits, but not ASCII hex.
+        ("> ０２ Ｃ０", .notHex(.invalidDigit("０"))),
+        // 400 digits: Double reads it as infinity, which is no number of seconds.
+        (String(repeating: "9", count: 400) + " > 02", .invalidTimestamp),
     ])
     func rejectsMalformedLinesWithTheirLineNumber(line: String, problem: RecordingFormatError.Problem) {
         #expect(throws: RecordingFormatError(line: 2, problem: problem)) {
@@ -38,5 +42,21 @@ import ReaderProtocol
             RecordedPacket(direction: .readerToHost, bytes: [0xFF], location: 2),
         ]
         #expect(try PacketRecordingText.parse(PacketRecordingText.render(packets)) == packets)
+    }
+
+    /// Swift prints these with an exponent (`1e-05`, `1e+16`, `1.5e-07`), which the format
+    /// does not read: they are rendered in plain decimal and read back as the same values.
+    @Test(arguments: [0.00001, 1e16, 1.5e-7, 2.5e20, 123.25, 0])
+    func everyTimestampIsRenderedSoThatItParsesBack(seconds: Double) throws {
+        let packet = RecordedPacket(direction: .readerToHost, bytes: [0x02], timestamp: seconds, location: 1)
+        let text = PacketRecordingText.render([packet])
+        #expect(!text.contains("e"), "\(text)")
+        #expect(try PacketRecordingText.parse(text) == [packet])
+    }
+
+    @Test(arguments: [-1.0, .infinity, .nan])
+    func timestampsTheFormatCannotHoldAreLeftOut(seconds: Double) throws {
+        let packet = RecordedPacket(direction: .readerToHost, bytes: [0x02], timestamp: seconds, location: 1)
+        #expect(PacketRecordingText.render([packet]) == "< 02\n")
     }
 }

@@ -37,6 +37,23 @@ import Testing
         #expect(result.standardOutput.contains("VPOS3356"))
     }
 
+    /// Absurd numbers end as usage errors at parse time, never as a crash (9223372036854775807
+    /// seconds used to trap in Duration arithmetic).
+    @Test(arguments: [
+        ["events", "--emulated", "--duration", "9223372036854775807"],
+        ["events", "--emulated", "--duration", "0"],
+        ["scan", "--duration", "99999"],
+        ["emulate", "--duration=-1"],
+        ["gatt", "--reader", "VPOS", "--connect-timeout", "inf"],
+        ["info", "--reader", "VPOS", "--connect-timeout", "nan"],
+        ["swipe", "--emulated", "--timeout", "9223372036854775807"],
+    ])
+    func absurdNumbersAreUsageErrors(arguments: [String]) throws {
+        let result = try ReaderctlProcess.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains("must be within"), "\(arguments): \(result.standardError)")
+    }
+
     @Test func jsonErrorsNameTheOutcome() throws {
         let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]

@@ -35,7 +35,8 @@ public enum PacketRecordingText {
         let stamp = content[..<markIndex].trimmingWhitespace()
         var timestamp: Double?
         if !stamp.isEmpty {
-            guard stamp.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(String(stamp))
+            guard stamp.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(String(stamp)),
+                seconds.isFinite
             else {
                 throw RecordingFormatError(line: number, problem: .invalidTimestamp)
             }
@@ -51,13 +52,33 @@ public enum PacketRecordingText {
         return RecordedPacket(direction: direction, bytes: bytes, timestamp: timestamp, location: number)
     }
 
-    /// Renders packets in this format, one line each, hex with spaces.
+    /// Renders packets in this format, one line each, hex with spaces. Timestamps are written
+    /// in plain decimal, as the parser reads them; one that is negative or not finite, which
+    /// the format cannot hold, is left out.
     public static func render(_ packets: [RecordedPacket]) -> String {
         packets.map { packet in
-            let stamp = packet.timestamp.map { "\($0) " } ?? ""
+            let stamp = packet.timestamp.flatMap(plainDecimal).map { "\($0) " } ?? ""
             let mark = packet.direction == .hostToReader ? ">" : "<"
             return stamp + mark + " " + packet.bytes.map(\.hexByte).joined(separator: " ")
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// `seconds` in digits and at most one point, no exponent (`1e-05` → `0.00001`,
+    /// `1e+16` → `10000000000000000`): the shortest digits that read back as the same
+    /// value, placed by hand. Nil for a negative or non-finite value.
+    static func plainDecimal(_ seconds: Double) -> String? {
+        guard seconds.isFinite, seconds >= 0 else { return nil }
+        let shortest = "\(seconds)"
+        guard let mark = shortest.firstIndex(where: { $0 == "e" || $0 == "E" }),
+            let exponent = Int(shortest[shortest.index(after: mark)...])
+        else { return shortest }
+        let mantissa = shortest[..<mark]
+        let point = mantissa.firstIndex(of: ".") ?? mantissa.endIndex
+        let digits = String(mantissa.filter { $0 != "." })
+        let pointAt = mantissa.distance(from: mantissa.startIndex, to: point) + exponent
+        if pointAt <= 0 { return "0." + String(repeating: "0", count: -pointAt) + digits }
+        if pointAt >= digits.count { return digits + String(repeating: "0", count: pointAt - digits.count) }
+        return String(digits.prefix(pointAt)) + "." + String(digits.dropFirst(pointAt))
     }
 }
 

@@ -26,8 +26,14 @@ struct EmulateCommand: AsyncParsableCommand {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
-    @Option(help: ArgumentHelp("Seconds to serve (default: until Ctrl-C).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to serve, 1…604800 (default: until Ctrl-C).", valueName: "seconds"))
     var duration: Int?
+
+    func validate() throws {
+        if let duration, !(1...604_800).contains(duration) {
+            throw ValidationError("--duration must be within 1…604800 seconds (7 days)")
+        }
+    }
 
     func run() async throws {
         let reader = try emulator.makeReader()

@@ -19,12 +19,14 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop after this many seconds, 1…604800 (7 days).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let duration, duration < 1 { throw ValidationError("--duration must be at least 1 second") }
+        if let duration, !(1...604_800).contains(duration) {
+            throw ValidationError("--duration must be within 1…604800 seconds (7 days)")
+        }
     }
 
     func run() async throws {

@@ -22,11 +22,17 @@ struct GattCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(help: ArgumentHelp("Seconds to find and connect to the device.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to find and connect to the device, up to 600.", valueName: "seconds"))
     var connectTimeout = 15.0
 
     @Flag(help: "Print the table as one JSON object.")
     var json = false
+
+    func validate() throws {
+        guard connectTimeout > 0, connectTimeout <= 600 else {
+            throw ValidationError("--connect-timeout must be within 0…600 seconds")
+        }
+    }
 
     func run() async throws {
         let filter = DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)

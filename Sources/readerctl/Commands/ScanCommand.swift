@@ -24,14 +24,14 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Every LE device, not only readers.")
     var all = false
 
-    @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to scan, 1…3600.", valueName: "seconds"))
     var duration = 10
 
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
     func validate() throws {
-        guard duration >= 1 else { throw ValidationError("--duration must be at least 1 second") }
+        guard (1...3600).contains(duration) else { throw ValidationError("--duration must be within 1…3600 seconds") }
     }
 
     func run() async throws {
