@@ -21,6 +21,13 @@ struct ConnectionLifecycleTests {
             configuration: .init(reconnect: reconnect), clock: clock)
     }
 
+    /// Drops the link and waits until the reader has seen the drop and started reconnecting.
+    func dropAndWaitForTheReconnection(_ reader: CardReader) async {
+        var states = await reader.stateUpdates().makeAsyncIterator()
+        await scripted.drop(Self.drop)
+        while let state = await states.next(), state != .reconnecting(attempt: 1) {}
+    }
+
     /// Collects a stream to its end (the suite's time limit bounds a stream that never ends).
     func everything(_ events: AsyncStream<CardReaderEvent>) async -> [CardReaderEvent] {
         var all: [CardReaderEvent] = []
@@ -145,7 +152,7 @@ struct ConnectionLifecycleTests {
     @Test func aCommandWaitsForTheLinkUpToItsDeadline() async throws {
         let reader = makeReader(reconnect: ReconnectPolicy(maximumAttempts: 3, initialDelay: .seconds(5), jitter: 0))
         try await reader.connect()
-        await scripted.drop(Self.drop)
+        await dropAndWaitForTheReconnection(reader)
         let info = Task { try await reader.info() }
         try await clock.waitForSleepers(dueWithin: .milliseconds(1500))
         clock.advance(by: .milliseconds(1500))
@@ -156,7 +163,7 @@ struct ConnectionLifecycleTests {
     @Test func connectDuringAReconnectionSharesItsOutcome() async throws {
         let reader = makeReader(reconnect: Self.policy)
         try await reader.connect()
-        await scripted.drop(Self.drop)
+        await dropAndWaitForTheReconnection(reader)
         let connecting = Task { try await reader.connect() }
         try await clock.waitForSleepers(dueWithin: .seconds(1))
         clock.advance(by: .seconds(1))
