@@ -1,14 +1,13 @@
-/// Bytes from a hex string written in a test ("02 C0 01" or "02c001"); spaces ignored.
+import ReaderProtocol
+
+/// Bytes from hex written in a test ("02 C0 01" or "02c001"), read by `HexText`: a typo
+/// stops the run at once instead of becoming a byte.
 func hex(_ text: String) -> [UInt8] {
-    let digits = text.filter { !$0.isWhitespace }
-    var bytes: [UInt8] = []
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0xEE)
-        index = next
+    do {
+        return try HexText.bytes(text)
+    } catch {
+        preconditionFailure("hex in a test: '\(text)': \(error)")
     }
-    return bytes
 }
 
 /// Splits `bytes` into chunks of `size` (the last may be shorter), as notifications arrive.

@@ -139,8 +139,12 @@ struct EmulatorHost {
     }
 }
 
-/// Bytes from hex written in a test ("02 C0 01" or "02c001"); spaces ignored.
+/// Bytes from hex written in a test ("02 C0 01" or "02c001"), read by `HexText`: a typo
+/// stops the run at once instead of becoming a byte.
 func hex(_ text: String) -> [UInt8] {
-    let digits = Array(text.filter { !$0.isWhitespace })
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16) ?? 0xEE }
+    do {
+        return try HexText.bytes(text)
+    } catch {
+        preconditionFailure("hex in a test: '\(text)': \(error)")
+    }
 }
