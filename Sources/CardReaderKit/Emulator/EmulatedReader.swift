@@ -182,28 +182,25 @@ public actor EmulatedReader {
             logger.debug("scenario: command swallowed", metadata: ["command": "\(code)"])
             return
         }
-        let command = try? ReaderCommand(frame: frame)
-        answerDelay = nil
-        if scenario.lateAnswer?.contains(commandCount) == true, let command {
-            answerDelay = Self.answerTime(of: command) + .milliseconds(1500)
+        let command = Result { () throws(MessageDecodingError) in try ReaderCommand(frame: frame) }
+        if scenario.lateAnswer?.contains(commandCount) == true, case .success(let late) = command {
+            answerDelay = Self.answerTime(of: late) + .milliseconds(1500)
         }
-        defer { answerDelay = nil }
-        if code != .cancel, waiting != nil || scenario.busy?.contains(commandCount) == true {
-            answer(code, .busy)
+        defer {
+            answerDelay = nil
             refreshIdleTimer()
-            return
+        }
+        if code != .cancel, waiting != nil || scenario.busy?.contains(commandCount) == true {
+            return answer(code, .busy)
         }
         if let status = scenario.rejections[code] {
-            answer(code, status)
-            refreshIdleTimer()
-            return
+            return answer(code, status)
         }
-        do {
-            execute(try ReaderCommand(frame: frame), frame: frame)
-        } catch {
-            if case .unknownCommand = error { answer(code, .unknownCommand) } else { answer(code, .invalidParameter) }
+        switch command {
+        case .success(let command): execute(command, frame: frame)
+        case .failure(.unknownCommand): answer(code, .unknownCommand)
+        case .failure: answer(code, .invalidParameter)
         }
-        refreshIdleTimer()
     }
 
     /// A command's documented answer time (§8).
