@@ -74,7 +74,8 @@ public actor CardReader {
     private var generation: UInt64 = 0
     private var inboundTask: Task<Void, Never>?
     private var decoder = FrameDecoder()
-    /// When the last notification arrived, as time since the reader was created.
+    /// When the last notification that left a frame incomplete arrived, as time since the
+    /// reader was created.
     private var lastNotificationAt: Duration = .zero
     /// Sleeps while the decoder holds an incomplete frame; cuts it off once the link has
     /// been quiet for ``Configuration/incompleteFrameTimeout``.
@@ -549,9 +550,11 @@ public actor CardReader {
         guard generation == self.generation else { return }
         switch item {
         case .notification(let bytes):
-            lastNotificationAt = timing.elapsed()
             decoder.decode(bytes) { handle($0) }
-            if decoder.hasIncompleteFrame { watchIncompleteFrame() }
+            if decoder.hasIncompleteFrame {
+                lastNotificationAt = timing.elapsed()
+                watchIncompleteFrame()
+            }
         case .dropped(let reason):
             guard let link else { return }
             logger.notice("link lost: \(reason)")
@@ -568,12 +571,15 @@ public actor CardReader {
         }
     }
 
+    /// When the incomplete frame is cut off if nothing more arrives.
+    private var cutOffDue: Duration { lastNotificationAt + configuration.incompleteFrameTimeout }
+
     /// Starts the watch if it is not running. It sleeps until the timeout has passed since
     /// the last notification, again while notifications keep arriving.
     private func watchIncompleteFrame() {
         guard incompleteFrameWatch == nil else { return }
         let watched = generation
-        let firstLook = lastNotificationAt + configuration.incompleteFrameTimeout
+        let firstLook = cutOffDue
         incompleteFrameWatch = Task { [timing, weak self] in
             var look = firstLook
             while true {
@@ -585,27 +591,22 @@ public actor CardReader {
         }
     }
 
-    /// Cuts off the incomplete frame if the link has been quiet for the timeout. Returns
-    /// when to look again; nil when the watch is over.
+    /// The watch looks: cuts off a frame that has been quiet for the timeout. Returns when
+    /// to look again; nil when the watch is over.
     private func cutOffIfQuiet(generation watched: UInt64) -> Duration? {
         guard watched == generation else { return nil }
+        cutOffStaleFrame()
         guard decoder.hasIncompleteFrame else {
             incompleteFrameWatch = nil
             return nil
         }
-        let due = lastNotificationAt + configuration.incompleteFrameTimeout
-        guard timing.elapsed() >= due else { return due }
-        incompleteFrameWatch = nil
-        cutOffIncompleteFrame()
-        return nil
+        return cutOffDue
     }
 
-    /// Cuts off an incomplete frame whose bytes stopped coming at least the timeout ago (the
-    /// watch would do it now): at a deadline, before anything is decided or sent.
+    /// Cuts off an incomplete frame whose bytes stopped coming at least the timeout ago. The
+    /// watch calls it when it wakes; a deadline calls it before anything is decided or sent.
     private func cutOffStaleFrame() {
-        guard decoder.hasIncompleteFrame,
-            timing.elapsed() >= lastNotificationAt + configuration.incompleteFrameTimeout
-        else { return }
+        guard decoder.hasIncompleteFrame, timing.elapsed() >= cutOffDue else { return }
         cutOffIncompleteFrame()
     }
 
