@@ -38,7 +38,7 @@ public struct RecordingDecoder: Sendable {
     public mutating func decode(_ packet: RecordedPacket) -> [Entry] {
         var entries: [Entry] = []
         if let previous = lastPacket[packet.direction], let then = previous.timestamp, let now = packet.timestamp,
-            now - then >= incompleteFrameTimeout, holdsIncompleteFrame(packet.direction)
+            now - then >= incompleteFrameTimeout, withDecoder(packet.direction, { $0.hasIncompleteFrame })
         {
             entries += cutOff(packet.direction, at: previous)
         }
@@ -46,10 +46,7 @@ public struct RecordingDecoder: Sendable {
         let handler = { (event: FrameDecoder.Event) in
             entries.append(Self.entry(event, packet: packet))
         }
-        switch packet.direction {
-        case .hostToReader: hostToReader.decode(packet.bytes, handler)
-        case .readerToHost: readerToHost.decode(packet.bytes, handler)
-        }
+        withDecoder(packet.direction) { $0.decode(packet.bytes, handler) }
         return entries
     }
 
@@ -60,10 +57,11 @@ public struct RecordingDecoder: Sendable {
         }
     }
 
-    private func holdsIncompleteFrame(_ direction: LinkDirection) -> Bool {
+    /// The decoder of `direction`'s stream.
+    private mutating func withDecoder<T>(_ direction: LinkDirection, _ body: (inout FrameDecoder) -> T) -> T {
         switch direction {
-        case .hostToReader: hostToReader.hasIncompleteFrame
-        case .readerToHost: readerToHost.hasIncompleteFrame
+        case .hostToReader: body(&hostToReader)
+        case .readerToHost: body(&readerToHost)
         }
     }
 
@@ -73,10 +71,7 @@ public struct RecordingDecoder: Sendable {
         let handler = { (event: FrameDecoder.Event) in
             entries.append(Self.entry(event, packet: packet))
         }
-        switch direction {
-        case .hostToReader: hostToReader.finish(handler)
-        case .readerToHost: readerToHost.finish(handler)
-        }
+        withDecoder(direction) { $0.finish(handler) }
         return entries
     }
 
