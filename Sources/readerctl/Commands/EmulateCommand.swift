@@ -30,9 +30,7 @@ struct EmulateCommand: AsyncParsableCommand {
     var duration: Int?
 
     func validate() throws {
-        if let duration, !(1...604_800).contains(duration) {
-            throw ValidationError("--duration must be within 1…604800 seconds (7 days)")
-        }
+        try OptionBounds.checkRun(duration: duration)
     }
 
     func run() async throws {

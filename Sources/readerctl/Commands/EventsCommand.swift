@@ -24,9 +24,7 @@ struct EventsCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let duration, !(1...604_800).contains(duration) {
-            throw ValidationError("--duration must be within 1…604800 seconds (7 days)")
-        }
+        try OptionBounds.checkRun(duration: duration)
     }
 
     func run() async throws {

@@ -29,9 +29,7 @@ struct GattCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard connectTimeout > 0, connectTimeout <= 600 else {
-            throw ValidationError("--connect-timeout must be within 0…600 seconds")
-        }
+        try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 
     func run() async throws {

@@ -39,9 +39,7 @@ struct ReaderOptions: ParsableArguments {
             guard adapter == nil else { throw ValidationError("--adapter applies to a Bluetooth reader only") }
         }
         guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
-        guard connectTimeout > 0, connectTimeout <= 600 else {
-            throw ValidationError("--connect-timeout must be within 0…600 seconds")
-        }
+        try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 
     /// The connector these options name: BlueZ for `--reader`, else the emulated reader.

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The bounds of readerctl's time options, named in `--help` and checked at parse time: a
+/// larger value would overflow `Duration` arithmetic, and none is useful.
+enum OptionBounds {
+    /// `--duration` of `events` and `emulate`: up to 7 days.
+    static let runSeconds = 1...604_800
+    /// `--connect-timeout`: more than 0, up to 10 minutes.
+    static let connectTimeoutSeconds = 600.0
+
+    static func checkRun(duration: Int?) throws {
+        if let duration, !runSeconds.contains(duration) {
+            throw ValidationError("--duration must be within \(runSeconds.lowerBound)…\(runSeconds.upperBound) seconds (7 days)")
+        }
+    }
+
+    static func checkConnect(timeout: Double) throws {
+        guard timeout > 0, timeout <= connectTimeoutSeconds else {
+            throw ValidationError("--connect-timeout must be within 0…\(Int(connectTimeoutSeconds)) seconds")
+        }
+    }
+}
