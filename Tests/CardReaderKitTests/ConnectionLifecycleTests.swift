@@ -180,6 +180,8 @@ struct ConnectionLifecycleTests {
         try await clock.waitForSleepers(dueWithin: .seconds(1))
         await reader.disconnect()
         #expect(await everything(events) == [.reconnecting(attempt: 1, after: Self.drop), .disconnected(nil)])
+        // Stopping cancels the reconnection's waits at once: nothing sleeps on the clock.
+        #expect(clock.sleeperCount == 0)
         clock.advance(by: .seconds(10))
         #expect(await reader.state == .disconnected)
         #expect(await control.attempts == 1)

@@ -43,7 +43,7 @@ public struct DBusLibraryError: Error, Sendable, Hashable, CustomStringConvertib
     public var code: String { "dbus-library-unavailable" }
 
     public var description: String {
-        let named = source == .environment ? "\(library) (named by CARDREADERKIT_LIBDBUS)" : library
+        let named = source == .environment ? "\(library) (named by \(DBusLibrary.environmentVariable))" : library
         let problem =
             switch reason {
             case .notLoadable: "could not be loaded"
