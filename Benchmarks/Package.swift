@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -20,6 +21,13 @@ let package = Package(
             dependencies: [
                 .product(name: "ReaderProtocol", package: sdk),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+        .target(name: "ProcessProbe"),
+        .executableTarget(
+            name: "SoakBenchmark",
+            dependencies: [
+                .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "ProcessProbe",
             ]
         ),
         .executableTarget(

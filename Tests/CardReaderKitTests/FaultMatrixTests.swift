@@ -39,6 +39,16 @@ struct FaultMatrixTests {
             case .apdu, .emv, .events: .iccAPDU
             }
         }
+        /// How many 20-byte packets carry the operation's first command at MTU 23.
+        func firstCommandPackets() throws -> Int {
+            let command: ReaderCommand =
+                switch self {
+                case .info, .events: .getInfo
+                case .swipe: .readMagneticStripe(timeoutSeconds: 2)
+                case .apdu, .emv: .iccAPDU(try .select(name: Array("2PAY.SYS.DDF01".utf8)))
+                }
+            return (try command.frame.encoded().count + 19) / 20
+        }
         /// The documented answer time (§8) + the 1 s link margin; the swipe waits 2 s.
         var deadline: Duration {
             switch self {
@@ -186,9 +196,12 @@ struct FaultMatrixTests {
         var scenario = cell.operation.scenario + Self.steps(cell.fault, cell.operation)
         if cell.operation == .events, cell.fault == .linkLostMidFrame { scenario = ["reset-after=1", "insert-after=2"] }
         let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), clock: clock)
-        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator), clock: clock)
+        let control = ConnectorControl()
+        let reader = CardReader(
+            connector: ControlledConnector(base: EmulatedReaderConnector(reader: emulator), control: control), clock: clock)
         try await reader.connect()
         if cell.operation == .apdu || cell.operation == .emv { _ = try await reader.powerOnCard() }
+        let writesBefore = await control.writes
 
         if case .events(let events) = expected {
             #expect(try await Self.events(from: reader, upTo: events.count) == events, "\(cell)")
@@ -196,10 +209,11 @@ struct FaultMatrixTests {
             let operation = Task { try await Self.perform(cell.operation, on: reader) }
             if cell.fault == .cancelRacingTheAnswer { operation.cancel() }
             if expected == .timesOut, let manual {
-                // Once the command's deadline timer sleeps, exactly the deadline + 100 ms
-                // passes: the outcome must be there.
-                let deadline = cell.operation.deadline
-                try await manual.waitForSleepers(dueNoSoonerThan: deadline, dueWithin: deadline)
+                // The command the fault hits is the first written now (its deadline is set
+                // before it is written); once the host has handled all the reader sent,
+                // exactly the deadline + 100 ms passes: the outcome must be there.
+                try await control.waitForWrites(writesBefore + (try cell.operation.firstCommandPackets()))
+                try await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)
                 manual.advance(by: cell.operation.deadline + .milliseconds(100))
             }
             let result = await operation.result

@@ -23,3 +23,18 @@ struct ElapsedClock: Sendable {
             sleep: { deadline in try await clock.sleep(until: start.advanced(by: deadline), tolerance: nil) })
     }
 }
+
+extension ElapsedClock {
+    /// Starts a timer task for a ``Timeline``: it sleeps until `wakeUp`, then until whatever
+    /// `woke` returns, and ends when that is nil. Nothing holds the task, so nothing
+    /// cancels it: `woke` is where an owner that has gone returns nil.
+    func startTimer(until wakeUp: Duration, woke: @escaping @Sendable (Duration) async -> Duration?) {
+        Task { [sleep] in
+            var next: Duration? = wakeUp
+            while let wakeUp = next {
+                try? await sleep(wakeUp)
+                next = await woke(wakeUp)
+            }
+        }
+    }
+}

@@ -67,8 +67,7 @@ public actor EmulatedReader {
     private var connectionCount = 0
     private var decoder = FrameDecoder()
     private var emitter: NotificationEmitter
-    private var timeline = EmulatorTimeline<TimedAction>()
-    private var timer: Task<Void, Never>?
+    private var timeline = Timeline<TimedAction>()
     private var battery: UInt8
     private var slot: Slot
     private var waiting: WaitingCommand?
@@ -76,6 +75,9 @@ public actor EmulatedReader {
     private var apduCount = 0
     private var responseCount = 0
     private var writeCount = 0
+    /// How many TX notifications the reader has sent over its life (all connections): a
+    /// test that has seen the host take this many knows nothing is on its way.
+    public private(set) var notificationsSent = 0
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
     private var resentAfterRestart: [[UInt8]] = []
     /// How late the command being handled is answered (`late-answer`), if it is.
@@ -120,9 +122,9 @@ public actor EmulatedReader {
         decoder.reset()
         let now = clock.elapsed()
         if connectionCount == 1 {
-            if let delay = scenario.insertAfter { timeline.schedule(.insertCard, at: now + delay) }
-            if let delay = scenario.removeAfter { timeline.schedule(.removeCard, at: now + delay) }
-            if let seconds = scenario.resetAfter { timeline.schedule(.reset, at: now + .seconds(Int(seconds))) }
+            if let delay = scenario.insertAfter { schedule(.insertCard, at: now + delay) }
+            if let delay = scenario.removeAfter { schedule(.removeCard, at: now + delay) }
+            if let seconds = scenario.resetAfter { schedule(.reset, at: now + .seconds(Int(seconds))) }
         }
         if battery < configuration.batteryWarningPercent { send(event: .batteryLow(percent: battery)) }
         if let resetAt = timeline.deadline(of: .reset) {
@@ -131,7 +133,6 @@ public actor EmulatedReader {
             send(event: .resetScheduled(secondsUntilReset: UInt16(clamping: seconds)))
         }
         refreshIdleTimer()
-        rearmTimer()
         logger.debug("host connected", metadata: ["connection": "\(connectionCount)"])
         return Connection(id: connectionCount, notifications: stream)
     }
@@ -162,7 +163,6 @@ public actor EmulatedReader {
         for frame in frames where connection?.id == id {
             handle(frame)
         }
-        rearmTimer()
     }
 
     /// The host disconnects. A waiting command is abandoned unanswered; a powered card is
@@ -170,7 +170,6 @@ public actor EmulatedReader {
     public func disconnect(connection id: Int) {
         guard connection?.id == id else { return }
         endConnection(dropping: nil)
-        rearmTimer()
     }
 
     // MARK: - Commands
@@ -238,7 +237,7 @@ public actor EmulatedReader {
             }
             guard delay > .zero else { return answer(code, swipeResult()) }
             wait(code, timeout: timeout)
-            timeline.schedule(.swipe(command: commandCount), at: clock.elapsed() + delay)
+            schedule(.swipe(command: commandCount), at: clock.elapsed() + delay)
         case .iccPowerOn(let seconds):
             guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
             if case .empty = slot {
@@ -307,7 +306,7 @@ public actor EmulatedReader {
 
     private func wait(_ code: CommandCode, timeout: Duration) {
         waiting = WaitingCommand(number: commandCount, code: code)
-        timeline.schedule(.commandTimeout(command: commandCount), at: clock.elapsed() + timeout)
+        schedule(.commandTimeout(command: commandCount), at: clock.elapsed() + timeout)
     }
 
     /// Ends the wait of the waiting command, if any, and returns it (to be answered or abandoned).
@@ -366,33 +365,21 @@ public actor EmulatedReader {
     private func refreshIdleTimer() {
         timeline.cancel(.idleTimeout)
         guard connection != nil, waiting == nil else { return }
-        timeline.schedule(.idleTimeout, at: clock.elapsed() + configuration.idleTimeout)
+        schedule(.idleTimeout, at: clock.elapsed() + configuration.idleTimeout)
     }
 
-    /// One task sleeps on the clock until the earliest scheduled action.
-    private func rearmTimer() {
-        timer?.cancel()
-        guard let deadline = timeline.nextDeadline else {
-            timer = nil
-            return
-        }
-        let sleep = clock.sleep
-        timer = Task { [weak self] in
-            do {
-                try await sleep(deadline)
-            } catch {
-                return
-            }
-            await self?.fireDueActions()
-        }
+    private func schedule(_ action: TimedAction, at deadline: Duration) {
+        guard let wakeUp = timeline.schedule(action, at: deadline) else { return }
+        clock.startTimer(until: wakeUp) { [weak self] in await self?.timerWoke(from: $0) }
     }
 
-    private func fireDueActions() {
+    /// A timer woke: performs every action due, and says when it wakes next, if it does.
+    private func timerWoke(from wakeUp: Duration) -> Duration? {
         let now = clock.elapsed()
         while let action = timeline.popDue(at: now) {
             perform(action)
         }
-        rearmTimer()
+        return timeline.sleeperWoke(from: wakeUp)
     }
 
     // MARK: - Sending
@@ -432,7 +419,7 @@ public actor EmulatedReader {
         logger.debug("answering", metadata: ["command": "\(code)", "status": "\(status.identifier)"])
         if let delay = answerDelay {
             lateAnswers.append(bytes)
-            timeline.schedule(.lateAnswers, at: clock.elapsed() + delay)
+            schedule(.lateAnswers, at: clock.elapsed() + delay)
             return
         }
         guard scenario.dropMidFrame != responseCount else {
@@ -444,7 +431,7 @@ public actor EmulatedReader {
         guard scenario.restartMidFrame != responseCount else {
             sendFrame(Self.interruptedStart(of: bytes))
             resentAfterRestart.append(bytes)
-            timeline.schedule(.restartComplete, at: clock.elapsed() + Self.restartTime)
+            schedule(.restartComplete, at: clock.elapsed() + Self.restartTime)
             return
         }
         sendFrame(bytes)
@@ -476,6 +463,7 @@ public actor EmulatedReader {
         guard let connection else { return }
         for packet in emitter.notifications(forFrame: bytes, maximumLength: connection.maximumNotificationLength) {
             connection.continuation.yield(.notification(packet))
+            notificationsSent += 1
         }
     }
 }

@@ -50,8 +50,21 @@ public actor CardReader {
         let code: CommandCode
         var continuation: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>?
         var result: Result<ReaderResponse, CardReaderError>?
-        var timer: Task<Void, Never>?
+        /// How long the command may wait for its answer; the timeout's error names it.
+        var limit: Duration
         var cancelRequested = false
+    }
+
+    /// What the reader's timers do when they come due.
+    private enum TimedAction: Sendable, Equatable {
+        /// The exchange with this id has waited its whole limit.
+        case answerOverdue(UInt64)
+        /// The command with this id has waited its limit for earlier CANCELs' answers.
+        case cancelsOverdue(UInt64)
+        /// The command with this id has waited its limit for a reconnection.
+        case linkOverdue(UInt64)
+        /// The incomplete frame has received nothing for the timeout.
+        case incompleteFrameQuiet
     }
 
     /// A command waiting for earlier CANCELs to be answered before it may be sent.
@@ -77,9 +90,8 @@ public actor CardReader {
     /// When the last notification that left a frame incomplete arrived, as time since the
     /// reader was created.
     private var lastNotificationAt: Duration = .zero
-    /// Sleeps while the decoder holds an incomplete frame; cuts it off once the link has
-    /// been quiet for ``Configuration/incompleteFrameTimeout``.
-    private var incompleteFrameWatch: Task<Void, Never>?
+    /// Deadlines: answers, CANCELs' answers, reconnection waits, the incomplete frame.
+    private var timeline = Timeline<TimedAction>()
     private var gate = CommandGate()
     private var exchange: Exchange?
     private var nextID: UInt64 = 0
@@ -354,16 +366,13 @@ public actor CardReader {
     private func waitWhileReconnecting(upTo limit: Duration) async throws(CardReaderError) {
         guard case .reconnecting = state else { return }
         let id = makeID()
-        let timer = Task { [clock] in
-            guard (try? await clock.sleep(for: limit)) != nil else { return }
-            self.resolveLinkWaiter(id, false)
-        }
+        schedule(.linkOverdue(id), after: limit)
         let back = await withTaskCancellationHandler {
             await withCheckedContinuation { linkWaiters[id] = $0 }
         } onCancel: {
             Task { await self.resolveLinkWaiter(id, false) }
         }
-        timer.cancel()
+        timeline.cancel(.linkOverdue(id))
         guard back else {
             if Task.isCancelled { throw .cancelled }
             switch state {
@@ -396,11 +405,8 @@ public actor CardReader {
         try await waitWhileReconnecting(upTo: deadline)
         try await settleEarlierCancels()
         let id = makeID()
-        exchange = Exchange(id: id, code: command.code)
-        exchange?.timer = Task { [clock] in
-            guard (try? await clock.sleep(for: deadline)) != nil else { return }
-            await self.expire(id, after: deadline)
-        }
+        exchange = Exchange(id: id, code: command.code, limit: deadline)
+        schedule(.answerOverdue(id), after: deadline)
         logger.trace("→ \(command.code.commandName ?? "\(command.code)")", metadata: ["frame": "\(command.frame)"])
         do {
             try await write(command.frame)
@@ -444,13 +450,9 @@ public actor CardReader {
     private func settleEarlierCancels() async throws(CardReaderError) {
         guard unansweredCancels > 0 else { return }
         let id = makeID()
-        let limit = Self.shortAnswerTime + configuration.linkMargin
-        let timer = Task { [clock] in
-            guard (try? await clock.sleep(for: limit)) != nil else { return }
-            self.releaseBarrier(id, settled: false)
-        }
+        schedule(.cancelsOverdue(id), after: Self.shortAnswerTime + configuration.linkMargin)
         let settled = await withCheckedContinuation { barrier = CancelBarrier(id: id, continuation: $0) }
-        timer.cancel()
+        timeline.cancel(.cancelsOverdue(id))
         guard settled else {
             if case .lost(let reason) = state { throw .linkLost(reason) }
             guard link != nil else { throw .notConnected }
@@ -467,7 +469,7 @@ public actor CardReader {
 
     private func finish(_ id: UInt64, _ result: Result<ReaderResponse, CardReaderError>) {
         guard var current = exchange, current.id == id else { return }
-        current.timer?.cancel()
+        timeline.cancel(.answerOverdue(id))
         if let continuation = current.continuation {
             exchange = nil
             continuation.resume(returning: result)
@@ -477,13 +479,13 @@ public actor CardReader {
         }
     }
 
-    private func expire(_ id: UInt64, after deadline: Duration) async {
-        // The answer may sit behind a frame the watch has not cut off yet; and CANCEL's
-        // answer must not be swallowed by it.
+    private func expire(_ id: UInt64) async {
+        // The answer may sit behind a frame that is not cut off yet; and CANCEL's answer
+        // must not be swallowed by it.
         cutOffStaleFrame()
         guard let current = exchange, current.id == id, current.result == nil else { return }
-        logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(deadline)"])
-        finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: deadline)))
+        logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(current.limit)"])
+        finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: current.limit)))
         // A cancelled command already has its CANCEL on the way.
         if !current.cancelRequested { await sendCancel() }
     }
@@ -492,12 +494,9 @@ public actor CardReader {
         guard var current = exchange, current.id == id, current.result == nil, !current.cancelRequested else { return }
         current.cancelRequested = true
         // The reader answers the waiting command (02) then CANCEL within 500 ms.
-        current.timer?.cancel()
-        let limit = Self.shortAnswerTime + configuration.linkMargin
-        current.timer = Task { [clock] in
-            guard (try? await clock.sleep(for: limit)) != nil else { return }
-            await self.expire(id, after: limit)
-        }
+        current.limit = Self.shortAnswerTime + configuration.linkMargin
+        timeline.cancel(.answerOverdue(id))
+        schedule(.answerOverdue(id), after: current.limit)
         exchange = current
         logger.debug("cancelling", metadata: ["command": "\(current.code)"])
         await sendCancel()
@@ -553,7 +552,10 @@ public actor CardReader {
             decoder.decode(bytes) { handle($0) }
             if decoder.hasIncompleteFrame {
                 lastNotificationAt = timing.elapsed()
-                watchIncompleteFrame()
+                timeline.cancel(.incompleteFrameQuiet)
+                schedule(.incompleteFrameQuiet, at: cutOffDue)
+            } else {
+                timeline.cancel(.incompleteFrameQuiet)
             }
         case .dropped(let reason):
             guard let link else { return }
@@ -574,37 +576,9 @@ public actor CardReader {
     /// When the incomplete frame is cut off if nothing more arrives.
     private var cutOffDue: Duration { lastNotificationAt + configuration.incompleteFrameTimeout }
 
-    /// Starts the watch if it is not running. It sleeps until the timeout has passed since
-    /// the last notification, again while notifications keep arriving.
-    private func watchIncompleteFrame() {
-        guard incompleteFrameWatch == nil else { return }
-        let watched = generation
-        let firstLook = cutOffDue
-        incompleteFrameWatch = Task { [timing, weak self] in
-            var look = firstLook
-            while true {
-                guard (try? await timing.sleep(look)) != nil,
-                    let next = await self?.cutOffIfQuiet(generation: watched)
-                else { return }
-                look = next
-            }
-        }
-    }
-
-    /// The watch looks: cuts off a frame that has been quiet for the timeout. Returns when
-    /// to look again; nil when the watch is over.
-    private func cutOffIfQuiet(generation watched: UInt64) -> Duration? {
-        guard watched == generation else { return nil }
-        cutOffStaleFrame()
-        guard decoder.hasIncompleteFrame else {
-            incompleteFrameWatch = nil
-            return nil
-        }
-        return cutOffDue
-    }
-
-    /// Cuts off an incomplete frame whose bytes stopped coming at least the timeout ago. The
-    /// watch calls it when it wakes; a deadline calls it before anything is decided or sent.
+    /// Cuts off an incomplete frame whose bytes stopped coming at least the timeout ago. Its
+    /// timer calls it when it comes due; a deadline calls it before anything is decided or
+    /// sent.
     private func cutOffStaleFrame() {
         guard decoder.hasIncompleteFrame, timing.elapsed() >= cutOffDue else { return }
         cutOffIncompleteFrame()
@@ -660,8 +634,7 @@ public actor CardReader {
         }
         if let barrier { releaseBarrier(barrier.id, settled: false) }
         unansweredCancels = 0
-        incompleteFrameWatch?.cancel()
-        incompleteFrameWatch = nil
+        timeline.cancel(.incompleteFrameQuiet)
         decoder.reset()
         if let reason, let policy = configuration.reconnect {
             startReconnecting(after: reason, policy: policy)
@@ -671,6 +644,34 @@ public actor CardReader {
         }
         await link.close()
         logger.info("disconnected", metadata: ["reason": "\(reason?.description ?? "by the host")"])
+    }
+
+    // MARK: - Timers
+
+    private func schedule(_ action: TimedAction, after delay: Duration) {
+        schedule(action, at: timing.elapsed() + delay)
+    }
+
+    /// Schedules `action`, starting a timer task when none wakes in time for it. Timer tasks
+    /// are never cancelled (see ``Timeline``); one that outlives the reader ends when it
+    /// wakes.
+    private func schedule(_ action: TimedAction, at deadline: Duration) {
+        guard let wakeUp = timeline.schedule(action, at: deadline) else { return }
+        timing.startTimer(until: wakeUp) { [weak self] in await self?.timerWoke(from: $0) }
+    }
+
+    /// A timer woke: performs every action due, and says when it wakes next, if it does.
+    private func timerWoke(from wakeUp: Duration) async -> Duration? {
+        let now = timing.elapsed()
+        while let action = timeline.popDue(at: now) {
+            switch action {
+            case .answerOverdue(let id): await expire(id)
+            case .cancelsOverdue(let id): releaseBarrier(id, settled: false)
+            case .linkOverdue(let id): resolveLinkWaiter(id, false)
+            case .incompleteFrameQuiet: cutOffStaleFrame()
+            }
+        }
+        return timeline.sleeperWoke(from: wakeUp)
     }
 
     // MARK: - Subscribers
@@ -703,7 +704,6 @@ public actor CardReader {
 
     deinit {
         reconnectTask?.cancel()
-        incompleteFrameWatch?.cancel()
         inboundTask?.cancel()
         for continuation in eventSubscribers.values { continuation.finish() }
         for continuation in stateSubscribers.values { continuation.finish() }

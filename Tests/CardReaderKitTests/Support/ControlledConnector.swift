@@ -2,14 +2,21 @@ import CardReaderKit
 
 /// What a test decides about connection attempts: it counts them, can refuse the next
 /// ones, and can hold them open until released (a held attempt ends when its task is
-/// cancelled, as a real connect does). Every wait is bounded in real time.
+/// cancelled, as a real connect does). It also counts the packets the host writes. Every
+/// wait is bounded in real time.
 actor ConnectorControl {
     private(set) var attempts = 0
+    private(set) var writes = 0
+    /// Notifications the host has taken from its links' inbound streams.
+    private(set) var notificationsTaken = 0
+    /// Whether the host is waiting for the next inbound item, having handled the last.
+    private var hostWaiting = false
     private var refusalsLeft = 0
     private var holding = false
     private var held: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     private var nextHold: UInt64 = 0
-    private var attemptWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Waits for more attempts or writes.
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// Refuses the next `count` attempts.
     func refuse(next count: Int) { refusalsLeft = count }
@@ -25,8 +32,7 @@ actor ConnectorControl {
     /// Called by the connector: whether the attempt may go on to the real link.
     func begin() async -> Bool {
         attempts += 1
-        for waiter in attemptWaiters { waiter.resume() }
-        attemptWaiters.removeAll()
+        wakeWaiters()
         if refusalsLeft > 0 {
             refusalsLeft -= 1
             return false
@@ -45,29 +51,70 @@ actor ConnectorControl {
         held.removeValue(forKey: id)?.resume(returning: false)
     }
 
+    /// Called by the link: the host wrote a packet and the link took it.
+    func wrote() {
+        writes += 1
+        wakeWaiters()
+    }
+
+    /// Called by the link: the host asks for the next inbound item.
+    func hostAsks() {
+        hostWaiting = true
+        wakeWaiters()
+    }
+
+    /// Called by the link: the host got an inbound item.
+    func hostTook(_ item: LinkInbound?) {
+        hostWaiting = false
+        if case .notification = item { notificationsTaken += 1 }
+    }
+
     /// Waits until at least `count` attempts have begun, up to `limit` of real time.
     func waitForAttempts(_ count: Int, within limit: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) connection attempts", within: limit) { $0.attempts >= count }
+    }
+
+    /// Waits until the host has written at least `count` packets, up to `limit` of real time.
+    func waitForWrites(_ count: Int, within limit: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) packets written", within: limit) { $0.writes >= count }
+    }
+
+    /// Waits until the host has taken `count` notifications and handled them (it waits for
+    /// the next), up to `limit` of real time.
+    func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = .seconds(10)) async throws {
+        try await waitUntil("the host handling \(count) notifications", within: limit) {
+            $0.notificationsTaken >= count && $0.hostWaiting
+        }
+    }
+
+    private func waitUntil(
+        _ what: String, within limit: Duration, _ condition: (isolated ConnectorControl) -> Bool
+    ) async throws {
         var expired = false
         let alarm = Task {
             guard (try? await Task.sleep(for: limit)) != nil else { return }
-            self.wakeAttemptWaiters()
+            self.ringAlarm()
         }
-        while attempts < count, !expired {
-            await withCheckedContinuation { attemptWaiters.append($0) }
+        while !condition(self), !expired {
+            await withCheckedContinuation { waiters.append($0) }
             expired = alarmRang
         }
         alarm.cancel()
         alarmRang = false
-        guard attempts >= count else { throw ScriptedReader.Timeout(what: "\(count) connection attempts") }
+        guard condition(self) else { throw ScriptedReader.Timeout(what: what) }
     }
 
     /// Set when a wait's real-time bound ran out.
     private var alarmRang = false
 
-    private func wakeAttemptWaiters() {
+    private func ringAlarm() {
         alarmRang = true
-        for waiter in attemptWaiters { waiter.resume() }
-        attemptWaiters.removeAll()
+        wakeWaiters()
+    }
+
+    private func wakeWaiters() {
+        for waiter in waiters { waiter.resume() }
+        waiters.removeAll()
     }
 }
 
@@ -82,6 +129,41 @@ struct ControlledConnector: ReaderConnector {
         guard await control.begin() else {
             throw LinkError(code: "refused-by-test", detail: "the test refused this connection attempt")
         }
-        return try await base.connect()
+        return CountedLink(base: try await base.connect(), control: control)
     }
+}
+
+/// A link that tells the control about each packet the host writes and each inbound item
+/// it takes.
+private struct CountedLink: ReaderLink {
+    let base: any ReaderLink
+    let control: ConnectorControl
+
+    var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
+    var inbound: AsyncStream<LinkInbound> {
+        let items = InboundIterator(base.inbound.makeAsyncIterator())
+        let control = control
+        return AsyncStream {
+            await control.hostAsks()
+            let item = await items.next()
+            await control.hostTook(item)
+            return item
+        }
+    }
+    func close() async { await base.close() }
+
+    func write(_ packet: [UInt8]) async throws(LinkError) {
+        try await base.write(packet)
+        await control.wrote()
+    }
+}
+
+/// The base link's inbound iterator, for the counting stream's unfolding closure: the
+/// stream calls that closure for one item at a time, never concurrently.
+private final class InboundIterator: @unchecked Sendable {
+    private var iterator: AsyncStream<LinkInbound>.Iterator
+
+    init(_ iterator: AsyncStream<LinkInbound>.Iterator) { self.iterator = iterator }
+
+    func next() async -> LinkInbound? { await iterator.next() }
 }

@@ -1,0 +1,61 @@
+import Glibc
+import ProcessProbe
+
+/// What the soak watches for growth: memory, file descriptors, threads, and the timers
+/// asleep on the reader's and the emulator's clock.
+struct ProcessFigures {
+    var heapBytes: Int
+    var residentBytes: Int
+    /// What each open file descriptor refers to (its /proc/self/fd link), by number.
+    var fileDescriptors: [Int32: String]
+    var openFileDescriptors: Int { fileDescriptors.count }
+    var threads: Int
+    var sleepingTimers: Int
+
+    static func now(clock: CountingClock) -> ProcessFigures {
+        ProcessFigures(
+            heapBytes: process_probe_heap_in_use(), residentBytes: residentBytes(), fileDescriptors: fileDescriptors(),
+            threads: threads(), sleepingTimers: clock.sleeping)
+    }
+
+    /// Resident set size, from the second field of /proc/self/statm (in pages).
+    private static func residentBytes() -> Int {
+        let fields = procFile("/proc/self/statm").split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+        return pages * sysconf(Int32(_SC_PAGESIZE))
+    }
+
+    private static func fileDescriptors() -> [Int32: String] {
+        guard let directory = opendir("/proc/self/fd") else { return [:] }
+        defer { closedir(directory) }
+        var descriptors: [Int32: String] = [:]
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let number = Int32(name), number != dirfd(directory) else { continue }
+            var target = [CChar](repeating: 0, count: 256)
+            let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+            descriptors[number] = length > 0 ? String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        }
+        return descriptors
+    }
+
+    private static func threads() -> Int {
+        for line in procFile("/proc/self/status").split(separator: "\n") where line.hasPrefix("Threads:") {
+            return Int(line.dropFirst("Threads:".count).trimmingPrefix(while: { $0 == "\t" || $0 == " " })) ?? -1
+        }
+        return -1
+    }
+
+    private static func procFile(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
