@@ -74,4 +74,26 @@ import Testing
         #expect(result.standardOutput.contains("track2.pan: 411111******1111"))
         #expect(!result.standardOutput.contains("4111111111111111"))
     }
+
+    /// A hostile line: 1 MB of 02, every byte a false start. It decodes to one damage record
+    /// (1,000,000 bytes, counted from the input), streamed, not one record per byte.
+    @Test func aMegabyteOfFalseStartsIsOneDamageRecord() throws {
+        let line = "< " + String(repeating: "02", count: 1_000_000) + "\n"
+        let result = try ReaderctlProcess.run(["decode", "--json", "-"], standardInput: Data(line.utf8))
+        #expect(result.status == 1)
+        let records = result.standardOutput.split(separator: "\n")
+        #expect(records.count == 1)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data((records.first ?? "").utf8)) as? [String: Any])
+        #expect(record["length"] as? Int == 1_000_000)
+        #expect(record["reason"] as? String == "checksum-mismatch")
+    }
+
+    /// A malformed line stops the recording, after what the lines before it held is printed.
+    @Test func aMalformedLineEndsTheRecordingAfterWhatCameBefore() throws {
+        let recording = "> 02 C0 01 00 00 00 54\n< 02 ZZ\n"
+        let result = try ReaderctlProcess.run(["decode", "-"], standardInput: Data(recording.utf8))
+        #expect(result.status == 2)
+        #expect(result.standardOutput.contains("command C0 01 GET INFO"))
+        #expect(result.standardError.contains("line 2"))
+    }
 }

@@ -237,12 +237,9 @@ public struct FrameDecoder: Sendable {
         guard count > 0 else { return }
         let remaining = candidate.count - count
         candidate.withUnsafeMutableBufferPointer { buffer in
-            for index in 0..<remaining {
-                buffer[index] = buffer[index + count]
-            }
-            for index in remaining..<buffer.count {
-                buffer[index] = 0
-            }
+            guard let base = buffer.baseAddress else { return }
+            base.update(from: base + count, count: remaining)
+            (base + remaining).update(repeating: 0, count: count)
         }
         candidate.removeLast(count)
         candidateOffset += count

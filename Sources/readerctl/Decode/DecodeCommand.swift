@@ -15,7 +15,9 @@ struct DecodeCommand: ParsableCommand {
             'line' is the capture's record number. Packets are \
             reassembled per direction as the reader's frames are, and every frame is printed \
             in order with its command, status and decoded fields; every damaged region \
-            (noise, bad length, bad checksum, truncated tail) with its offset and reason.
+            (noise, bad length, bad checksum, truncated tail) with its offset and reason, \
+            consecutive damage of one kind as one record. Records are printed as the input \
+            is read; a malformed line ends that input after what came before it.
 
             Card numbers are masked (first 6, last 4 digits); cardholder names, discretionary \
             data, track 3 and APDU data are left out unless --reveal is given.
@@ -40,22 +42,24 @@ struct DecodeCommand: ParsableCommand {
         var status = ExitStatus.success
         let output = DecodeOutput(json: json, showSource: files.count > 1)
         for source in files {
-            let packets: [RecordedPacket]
-            do {
-                packets = try RecordingInput.packets(from: source)
-            } catch {
-                FileHandle.standardError.write(Data("readerctl decode: \(error)\n".utf8))
-                status = ExitStatus.unreadableInput
-                continue
-            }
             output.begin(source: source)
-            for entry in RecordingDecoder.decode(packets) {
+            var decoder = RecordingDecoder()
+            let report = { (entry: RecordingDecoder.Entry) in
                 var record = DecodedRecord(entry, revealingCardData: reveal)
                 record.source = source
                 output.print(record)
                 if record.type == "damage" || record.kind == "invalid", status == ExitStatus.success {
                     status = ExitStatus.damageFound
                 }
+            }
+            do {
+                try RecordingInput.forEachPacket(in: source) { decoder.decode($0, report) }
+                decoder.finish(report)
+            } catch {
+                // What the lines before the malformed one held is reported, then the line.
+                decoder.finish(report)
+                FileHandle.standardError.write(Data("readerctl decode: \(error)\n".utf8))
+                status = ExitStatus.unreadableInput
             }
         }
         throw status

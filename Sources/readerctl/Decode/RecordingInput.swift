@@ -10,7 +10,10 @@ enum RecordingInput {
         var description: String { "\(source): \(reason)" }
     }
 
-    static func packets(from source: String) throws(Failure) -> [RecordedPacket] {
+    /// Hands over the recording's packets in order, each as soon as it is read: a text
+    /// recording is parsed line by line, so a malformed line stops it after the packets
+    /// before it were handed over.
+    static func forEachPacket(in source: String, _ body: (RecordedPacket) -> Void) throws(Failure) {
         let data: Data
         if source == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -26,18 +29,23 @@ enum RecordingInput {
         let bytes = [UInt8](data)
         if BTSnoopFile.isBTSnoop(bytes) {
             do {
-                return try ReaderATTTraffic.packets(in: try BTSnoopFile(bytes: bytes))
+                try ReaderATTTraffic.packets(in: try BTSnoopFile(bytes: bytes)).forEach(body)
             } catch {
                 throw Failure(source: source, reason: error.description)
             }
+            return
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw Failure(source: source, reason: "is neither a text recording nor a btsnoop capture")
         }
-        do {
-            return try PacketRecordingText.parse(text)
-        } catch {
-            throw Failure(source: source, reason: error.description)
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            do {
+                if let packet = try PacketRecordingText.parse(line: line, number: number) { body(packet) }
+            } catch {
+                throw Failure(source: source, reason: error.description)
+            }
         }
     }
 }
