@@ -174,7 +174,13 @@ typedef void (*DBusFreeFunction)(void *memory);
       (iter, type, contained_signature, sub))                                                              \
     R(dbus_bool_t, dbus_message_iter_close_container, (DBusMessageIter * iter, DBusMessageIter * sub),    \
       (iter, sub))                                                                                         \
-    V(void, dbus_message_iter_abandon_container, (DBusMessageIter * iter, DBusMessageIter * sub), (iter, sub))
+    V(void, dbus_message_iter_abandon_container, (DBusMessageIter * iter, DBusMessageIter * sub), (iter, sub)) \
+    /* Messages as bytes in the wire format (Fuzz/'s dbus-message target) */                              \
+    R(DBusMessage *, dbus_message_demarshal, (const char *data, int length, DBusError *error),            \
+      (data, length, error))                                                                              \
+    R(int, dbus_message_demarshal_bytes_needed, (const char *data, int length), (data, length))           \
+    R(dbus_bool_t, dbus_message_marshal, (DBusMessage * message, char **data, int *length),               \
+      (message, data, length))
 
 #ifdef CARDREADERKIT_LIBDBUS_LINKED
 /* A program linked against libdbus (the benchmarks' reference) gets plain declarations. */

@@ -15,6 +15,10 @@ struct EMVApplicationReader: Sendable {
         [0xA0, 0x00, 0x00, 0x03, 0x33, 0x01, 0x01],
     ]
 
+    /// The most PDOL related data GET PROCESSING OPTIONS carries: a short APDU's 255 data
+    /// bytes hold the command template `83 81 LL` and 252 bytes.
+    static let maximumPDOLRelatedDataLength = 252
+
     let terminal: EMVTerminalData
     let transmit: @Sendable (CommandAPDU) async throws(CardReaderError) -> ResponseAPDU
 
@@ -74,11 +78,19 @@ struct EMVApplicationReader: Sendable {
     private func getProcessingOptions(fci: [BERTLV]) async throws(CardReaderError) -> [BERTLV] {
         var pdolData = SensitiveBytes()
         if let pdol = fci.firstDescendant(withTag: EMVTag.pdol.tag) {
+            let list: DataObjectList
             do {
-                pdolData = try DataObjectList(parsing: pdol.value.revealed()).relatedData(lookup: terminal.value(for:))
+                list = try DataObjectList(parsing: pdol.value.revealed())
             } catch {
                 throw .invalidCardData("the PDOL does not parse: \(error)")
             }
+            // The card sets each length (up to 16 MB): check the total before filling it in.
+            guard list.relatedDataLength <= Self.maximumPDOLRelatedDataLength else {
+                throw .invalidCardData(
+                    "the PDOL asks for \(list.relatedDataLength) bytes, more than GET PROCESSING OPTIONS carries"
+                        + " (\(Self.maximumPDOLRelatedDataLength))")
+            }
+            pdolData = list.relatedData(lookup: terminal.value(for:))
         }
         let data = pdolData
         let answer = try await transmit(try command { () throws(APDUError) in try .getProcessingOptions(pdolData: data) })
