@@ -63,9 +63,12 @@ public enum ReaderATTTraffic {
         return packets
 
         func packet(_ direction: LinkDirection, _ value: [UInt8], _ record: BTSnoopFile.Record) -> RecordedPacket {
-            RecordedPacket(
-                direction: direction, bytes: value, timestamp: Double(record.timestamp - start) / 1_000_000,
-                location: record.number)
+            // Exact in whole microseconds; the times of a damaged capture can be any Int64s,
+            // whose difference overflows, so those are subtracted as doubles.
+            let (elapsed, overflow) = record.timestamp.subtractingReportingOverflow(start)
+            let microseconds = overflow ? Double(record.timestamp) - Double(start) : Double(elapsed)
+            return RecordedPacket(
+                direction: direction, bytes: value, timestamp: microseconds / 1_000_000, location: record.number)
         }
     }
 
