@@ -52,13 +52,16 @@ struct DecodeCommand: ParsableCommand {
                     status = ExitStatus.damageFound
                 }
             }
+            var failure: RecordingInput.Failure?
             do {
                 try RecordingInput.forEachPacket(in: source) { decoder.decode($0, report) }
-                decoder.finish(report)
             } catch {
-                // What the lines before the malformed one held is reported, then the line.
-                decoder.finish(report)
-                FileHandle.standardError.write(Data("readerctl decode: \(error)\n".utf8))
+                failure = error
+            }
+            // What came before a malformed line is reported, then the line.
+            decoder.finish(report)
+            if let failure {
+                FileHandle.standardError.write(Data("readerctl decode: \(failure)\n".utf8))
                 status = ExitStatus.unreadableInput
             }
         }
