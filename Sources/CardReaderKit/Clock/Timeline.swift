@@ -17,22 +17,19 @@
 struct Timeline<Action: Sendable & Equatable>: Sendable {
     private struct Entry: Sendable {
         var deadline: Duration
-        var sequence: Int
         var action: Action
     }
 
+    /// By deadline; among equal deadlines, in the order scheduled.
     private var entries: [Entry] = []
-    private var nextSequence = 0
     /// When each sleeping task wakes.
     private var wakeUps: [Duration] = []
 
     /// Schedules `action` at `deadline`. Returns when a new sleeper must wake, if no sleeper
     /// wakes at or before `deadline`.
     mutating func schedule(_ action: Action, at deadline: Duration) -> Duration? {
-        nextSequence += 1
-        let entry = Entry(deadline: deadline, sequence: nextSequence, action: action)
-        let index = entries.firstIndex { ($0.deadline, $0.sequence) > (deadline, entry.sequence) } ?? entries.endIndex
-        entries.insert(entry, at: index)
+        let index = entries.firstIndex { $0.deadline > deadline } ?? entries.endIndex
+        entries.insert(Entry(deadline: deadline, action: action), at: index)
         return claimWakeUp(at: deadline)
     }
 
