@@ -1,5 +1,4 @@
 import BLETransport
-import Synchronization
 import Testing
 
 /// The BlueZ layer against a fake bluetoothd on a private dbus-daemon.
@@ -36,7 +35,7 @@ import Testing
     @Test func aGattApplicationAndRotatingAdvertisementsRegister() async throws {
         let bus = try TestBus()
         let fake = try await FakeBlueZ.start(on: bus)
-        let exported = Mutex<[DBusObjectPath: [String: [String: DBusValue]]]>([:])
+        let exported = Locked<[DBusObjectPath: [String: [String: DBusValue]]]>([:])
         let server = fake.connection
         try fake.addAdapter("hci0", powered: true, interfaces: [
             DBusInterface("org.bluez.GattManager1", methods: [
@@ -66,7 +65,7 @@ import Testing
         ])
         let session = try await BluetoothSession.open(busAddress: bus.address)
         let adapter = try await session.adapter(named: "hci0")
-        let written = Mutex<[[UInt8]]>([])
+        let written = Locked<[[UInt8]]>([])
         let application = try await GattApplication.register(
             [
                 GattServiceDefinition(uuid: "49535343-fe7d-4ae5-8fa9-9fafd205e455", characteristics: [

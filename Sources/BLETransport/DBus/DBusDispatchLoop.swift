@@ -47,7 +47,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         var terminationWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let shared = DBusLocked(Shared())
+    private let shared = Locked(Shared())
     private let wakeRead: Int32
     private let wakeWrite: Int32
     let logger: Logger

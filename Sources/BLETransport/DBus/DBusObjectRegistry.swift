@@ -30,7 +30,7 @@ final class DBusObjectRegistry: Sendable {
         var closed = false
     }
 
-    private let state = DBusLocked(State())
+    private let state = Locked(State())
     private let loop: DBusDispatchLoop
     private let logger: Logger
 

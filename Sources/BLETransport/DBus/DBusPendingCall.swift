@@ -17,7 +17,7 @@ final class DBusPendingCall: Sendable {
         var finished = false
     }
 
-    private let state = DBusLocked(State())
+    private let state = Locked(State())
 
     init(deadline: ContinuousClock.Instant, callDescription: String) {
         self.deadline = deadline

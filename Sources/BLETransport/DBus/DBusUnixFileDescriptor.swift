@@ -11,11 +11,11 @@ import Musl
 /// (libdbus does), so the object stays usable after sending. Descriptors received in a
 /// message are owned by the decoded value. Equality is identity.
 public final class DBusUnixFileDescriptor: Sendable, Hashable, CustomStringConvertible {
-    private let descriptor: DBusLocked<Int32>
+    private let descriptor: Locked<Int32>
 
     /// Takes ownership of `fd`.
     public init(owning fd: Int32) {
-        descriptor = DBusLocked(fd)
+        descriptor = Locked(fd)
     }
 
     /// Duplicates `fd` (close-on-exec); the caller keeps ownership of `fd`.

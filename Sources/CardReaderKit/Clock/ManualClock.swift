@@ -1,4 +1,4 @@
-import Synchronization
+import BLETransport
 
 /// A clock that moves only when told: for deterministic tests of code that waits, such as
 /// the emulated reader's "swipe after 5 seconds" or a command's deadline.
@@ -51,7 +51,7 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

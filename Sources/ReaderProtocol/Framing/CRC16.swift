@@ -38,7 +38,8 @@ public struct CRC16: Sendable {
 
     /// The variant this instance computes.
     public let variant: Variant
-    private let table: [UInt16]
+    /// The register's change for each value of its top (or, reflected, bottom) byte.
+    let table: [UInt16]
 
     /// Builds the 256-entry lookup table for `variant`.
     public init(_ variant: Variant) {
@@ -92,7 +93,7 @@ public struct CRC16: Sendable {
 }
 
 extension UInt16 {
-    fileprivate var bitReversed: UInt16 {
+    var bitReversed: UInt16 {
         var value = self
         var result: UInt16 = 0
         for _ in 0..<16 {

@@ -26,9 +26,12 @@
 ///   frame (``hasIncompleteFrame``) has received nothing for the profile's
 ///   ``FrameProfile/incompleteFrameTimeout``, and goes on decoding.
 ///
-/// Memory stays bounded by one maximum-size frame whatever the input; the buffer is
-/// allocated once, so feeding chunks allocates nothing in steady state (only a decoded
-/// frame's DATA is a new array). Consumed bytes are wiped, since frames carry card data.
+/// Time and memory are linear in the input whatever it holds: judging a candidate costs the
+/// same at any length (``CRC16RangeChecksum``), and giving up one STX moves no bytes.
+/// Memory stays bounded by two maximum-size frames; the buffers are allocated once, so
+/// feeding chunks allocates nothing in steady state (only a decoded frame's DATA is a new
+/// array). Consumed bytes and their running checksums are wiped, since frames carry card
+/// data.
 public struct FrameDecoder: Sendable {
     /// What ``decode(_:_:)`` and ``finish(_:)`` report.
     public enum Event: Sendable, Hashable {
@@ -54,11 +57,17 @@ public struct FrameDecoder: Sendable {
     public let profile: FrameProfile
     public private(set) var statistics = Statistics()
 
-    private let crc: CRC16
-    /// The current candidate frame: empty, or starting with STX. Never longer than one
-    /// maximum-size frame.
-    private var candidate: [UInt8]
-    /// Stream offset of `candidate[0]` (or of the next byte when `candidate` is empty).
+    private let checksums: CRC16RangeChecksum
+    /// Bytes received and not yet consumed are `buffer[start...]`: the current candidate
+    /// frame, empty or starting with STX, never longer than one maximum-size frame. Consumed
+    /// bytes before `start` are zeros; they are dropped when the buffer is full or empty.
+    private var buffer: [UInt8]
+    /// `registers[i]`: the zero-start CRC register after `buffer[...i]`, for range checksums.
+    private var registers: [UInt16]
+    private var start = 0
+    /// The buffers' fixed size: two maximum-size frames.
+    private let bufferLimit: Int
+    /// Stream offset of `buffer[start]` (or of the next byte when the candidate is empty).
     private var candidateOffset = 0
     /// Damage is reported once: skipped bytes below this offset were already covered.
     private var reportedThrough = 0
@@ -67,9 +76,12 @@ public struct FrameDecoder: Sendable {
 
     public init(profile: FrameProfile = .vpos3356) {
         self.profile = profile
-        self.crc = CRC16(profile.checksum)
-        self.candidate = []
-        self.candidate.reserveCapacity(profile.maximumFrameLength)
+        self.checksums = CRC16RangeChecksum(profile.checksum, longestRange: profile.maximumFrameLength)
+        self.bufferLimit = 2 * profile.maximumFrameLength
+        self.buffer = []
+        self.buffer.reserveCapacity(bufferLimit)
+        self.registers = []
+        self.registers.reserveCapacity(bufferLimit)
     }
 
     /// Feeds one chunk and reports every frame and damaged region it completes.
@@ -86,7 +98,7 @@ public struct FrameDecoder: Sendable {
         statistics.bytesReceived += chunk.count
         var index = 0
         while index < chunk.count {
-            if candidate.isEmpty {
+            if candidateCount == 0 {
                 guard let start = chunk[index...].firstIndex(of: profile.startByte) else {
                     skipArriving(chunk.count - index, handler)
                     return
@@ -94,26 +106,26 @@ public struct FrameDecoder: Sendable {
                 skipArriving(start - index, handler)
                 index = start
             }
-            let wanted = bytesUntilNextDecision() - candidate.count
+            let wanted = bytesUntilNextDecision() - candidateCount
             let end = min(index + wanted, chunk.count)
-            candidate.append(contentsOf: chunk[index..<end])
+            append(UnsafeBufferPointer(rebasing: chunk[index..<end]))
             index = end
             settle(handler)
         }
     }
 
     /// Whether bytes are held for a frame that has not completed yet.
-    public var hasIncompleteFrame: Bool { !candidate.isEmpty }
+    public var hasIncompleteFrame: Bool { candidateCount > 0 }
 
     /// Cuts off what is held: a frame the input ended inside, or one whose bytes stopped
     /// coming on a live link, is reported as truncated, the bytes after its STX are scanned
     /// again (frames among them are reported), and pending noise is reported. Decoding may
     /// go on afterwards; offsets continue.
     public mutating func finish(_ handler: (Event) -> Void) {
-        while !candidate.isEmpty {
-            let expected = candidate.count >= FrameProfile.headerLength ? declaredFrameLength : nil
+        while candidateCount > 0 {
+            let expected = candidateCount >= FrameProfile.headerLength ? declaredFrameLength : nil
             statistics.truncatedFrames += 1
-            reject(reason: .truncated(expectedLength: expected), length: candidate.count, handler)
+            reject(reason: .truncated(expectedLength: expected), length: candidateCount, handler)
             settle(handler)
         }
         flushNoise(handler)
@@ -121,7 +133,7 @@ public struct FrameDecoder: Sendable {
 
     /// Forgets everything, for a new connection: buffered bytes (wiped), offsets, statistics.
     public mutating func reset() {
-        consume(candidate.count)
+        consume(candidateCount)
         candidateOffset = 0
         reportedThrough = 0
         pendingNoise = nil
@@ -144,25 +156,26 @@ public struct FrameDecoder: Sendable {
 
     // MARK: - State machine
 
-    private var declaredDataLength: Int { Int(candidate[3]) << 8 | Int(candidate[4]) }
+    private var candidateCount: Int { buffer.count - start }
+    private var declaredDataLength: Int { Int(buffer[start + 3]) << 8 | Int(buffer[start + 4]) }
     private var declaredFrameLength: Int { declaredDataLength + FrameProfile.overhead }
 
     /// How long `candidate` must be before anything can be decided about it.
     private func bytesUntilNextDecision() -> Int {
-        candidate.count < FrameProfile.headerLength ? FrameProfile.headerLength : declaredFrameLength
+        candidateCount < FrameProfile.headerLength ? FrameProfile.headerLength : declaredFrameLength
     }
 
     /// Decides about the candidate as far as its bytes allow, rescanning after rejections.
     private mutating func settle(_ handler: (Event) -> Void) {
-        while !candidate.isEmpty {
-            if candidate[0] != profile.startByte {
-                let skipped = candidate.firstIndex(of: profile.startByte) ?? candidate.count
-                let start = candidateOffset
+        while candidateCount > 0 {
+            if buffer[start] != profile.startByte {
+                let skipped = (buffer[start...].firstIndex(of: profile.startByte) ?? buffer.count) - start
+                let noiseStart = candidateOffset
                 consume(skipped)
-                noteNoise(start..<candidateOffset, handler)
+                noteNoise(noiseStart..<candidateOffset, handler)
                 continue
             }
-            guard candidate.count >= FrameProfile.headerLength else { return }
+            guard candidateCount >= FrameProfile.headerLength else { return }
             let dataLength = declaredDataLength
             guard dataLength <= profile.maximumDataLength else {
                 statistics.lengthErrors += 1
@@ -172,10 +185,12 @@ public struct FrameDecoder: Sendable {
                 continue
             }
             let frameLength = declaredFrameLength
-            guard candidate.count >= frameLength else { return }
-            let computed = crc.checksum(candidate[1..<(frameLength - 2)])
-            let received = UInt16(
-                candidate[frameLength - 2], candidate[frameLength - 1], order: profile.checksumByteOrder)
+            guard candidateCount >= frameLength else { return }
+            // The checksum covers MAIN through the last DATA byte: buffer[start + 1 ..< checksumAt].
+            let checksumAt = start + frameLength - 2
+            let computed = checksums.checksum(
+                registerAtStart: registers[start], registerAtEnd: registers[checksumAt - 1], length: frameLength - 3)
+            let received = UInt16(buffer[checksumAt], buffer[checksumAt + 1], order: profile.checksumByteOrder)
             guard computed == received else {
                 statistics.checksumErrors += 1
                 reject(reason: .checksumMismatch(computed: computed, received: received), length: frameLength, handler)
@@ -183,8 +198,8 @@ public struct FrameDecoder: Sendable {
             }
             flushNoise(handler)
             let frame = Frame(
-                main: candidate[1], sub: candidate[2],
-                data: Array(candidate[FrameProfile.headerLength..<(frameLength - 2)]))
+                main: buffer[start + 1], sub: buffer[start + 2],
+                data: Array(buffer[(start + FrameProfile.headerLength)..<checksumAt]))
             let offset = candidateOffset
             consume(frameLength)
             statistics.frames += 1
@@ -232,21 +247,52 @@ public struct FrameDecoder: Sendable {
         handler(.damage(FrameDamage(offset: noise.lowerBound, length: noise.count, reason: .noise)))
     }
 
-    /// Drops the first `count` candidate bytes, wiping them and their old copies.
+    /// Appends bytes to the candidate, first moving it to the front when the buffer is full.
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if buffer.count + bytes.count > bufferLimit {
+            compact()
+        }
+        buffer.append(contentsOf: bytes)
+        checksums.appendRegisters(over: bytes, to: &registers)
+    }
+
+    /// Moves the candidate and its registers to the front (registers stay valid: a range
+    /// checksum needs only their differences), wiping what it leaves behind. A candidate is
+    /// at most one maximum-size frame in a buffer of two, so each byte moves at most once
+    /// for every maximum-size frame consumed before it.
+    private mutating func compact() {
+        let count = candidateCount
+        buffer.withUnsafeMutableBufferPointer { Self.moveToFront(from: start, count: count, in: $0) }
+        registers.withUnsafeMutableBufferPointer { Self.moveToFront(from: start, count: count, in: $0) }
+        buffer.removeLast(buffer.count - count)
+        registers.removeLast(registers.count - count)
+        start = 0
+    }
+
+    private static func moveToFront<Element: FixedWidthInteger>(
+        from offset: Int, count: Int, in buffer: UnsafeMutableBufferPointer<Element>
+    ) {
+        guard offset > 0, let base = buffer.baseAddress else { return }
+        base.update(from: base + offset, count: count)
+        (base + count).update(repeating: 0, count: buffer.count - count)
+    }
+
+    /// Drops the first `count` candidate bytes, wiping them and their registers.
     private mutating func consume(_ count: Int) {
         guard count > 0 else { return }
-        let remaining = candidate.count - count
-        candidate.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            base.update(from: base + count, count: remaining)
-            (base + remaining).update(repeating: 0, count: count)
-        }
-        candidate.removeLast(count)
+        buffer.withUnsafeMutableBufferPointer { $0[start..<(start + count)].update(repeating: 0) }
+        registers.withUnsafeMutableBufferPointer { $0[start..<(start + count)].update(repeating: 0) }
+        start += count
         candidateOffset += count
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            registers.removeAll(keepingCapacity: true)
+            start = 0
+        }
     }
 
     /// Bytes held for an incomplete candidate (for tests of the memory bound).
-    var bufferedByteCount: Int { candidate.count }
+    var bufferedByteCount: Int { candidateCount }
     /// The buffer's allocated size (for tests that it never grows).
-    var bufferCapacity: Int { candidate.capacity }
+    var bufferCapacity: Int { buffer.capacity }
 }

@@ -1,12 +1,11 @@
 import BLETransport
-import Synchronization
 
 /// A stand-in for bluetoothd on a private bus: owns `org.bluez` and serves an object
 /// manager at `/`, with whatever adapters, devices and attributes a test exports.
 final class FakeBlueZ: Sendable {
     let connection: DBusConnection
     /// Calls the fake received, as `Interface.Member path`.
-    let calls = Mutex<[String]>([])
+    let calls = Locked<[String]>([])
 
     private init(connection: DBusConnection) {
         self.connection = connection
@@ -49,7 +48,7 @@ final class FakeReader: Sendable {
     static let receiveUUID: BluetoothUUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
 
     /// Every WriteValue to RX: the bytes and the `type` option.
-    let writes = Mutex<[([UInt8], String)]>([])
+    let writes = Locked<[([UInt8], String)]>([])
     /// Opened when a write of `[0xFF]` arrives; that write never completes.
     let stuckWrite = Gate()
 
@@ -57,8 +56,8 @@ final class FakeReader: Sendable {
     /// `le-connection-abort-by-local`; the first write answers `InProgress`.
     func export(on fake: FakeBlueZ, abortedConnects: Int) throws {
         let server = fake.connection
-        let connects = Mutex(0)
-        let writeCalls = Mutex(0)
+        let connects = Locked(0)
+        let writeCalls = Locked(0)
         try server.export(Self.device, interfaces: [
             DBusInterface("org.bluez.Device1", methods: [
                 DBusMethod("Connect") { call in
