@@ -29,6 +29,14 @@ struct ReaderctlProcess {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// Runs readerctl on a thread of its own, so that many runs can wait at once without
+    /// holding the cooperative pool's few threads.
+    static func runInBackground(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try run(arguments, timeout: timeout) }) }.start()
+        }
+    }
+
     /// Runs readerctl with `arguments`; `environment` adds to (or overrides) the test's own.
     static func run(
         _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
@@ -51,16 +59,24 @@ struct ReaderctlProcess {
         try process.run()
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try input.fileHandleForWriting.close()
-        // Drain the pipes while the process runs so a large output cannot block it.
+        // Drain the pipes while the process runs so a large output cannot block it. Threads
+        // of their own, not dispatch's pool: many runs at once must not wait for its threads.
         nonisolated(unsafe) var outputData = Data()
         nonisolated(unsafe) var errorData = Data()
-        let drained = DispatchGroup()
-        DispatchQueue.global().async(group: drained) { outputData = output.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: drained) { errorData = error.fileHandleForReading.readDataToEndOfFile() }
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            outputData = output.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }.start()
+        Thread {
+            errorData = error.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }.start()
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             throw TimedOut(arguments: arguments)
         }
+        _ = drained.wait(timeout: .now() + 10)
         _ = drained.wait(timeout: .now() + 10)
         return Result(
             status: process.terminationStatus,

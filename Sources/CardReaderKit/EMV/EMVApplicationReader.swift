@@ -32,7 +32,8 @@ struct EMVApplicationReader: Sendable {
                 records += try await readRecord(record, file: entry.shortFileIdentifier)
             }
         }
-        return try card(aid: aid, fci: fci, processingOptions: processingOptions, records: records)
+        return try EMVCard(
+            applicationIdentifier: aid, fileControlInformation: fci, processingOptions: processingOptions, records: records)
     }
 
     // MARK: - Steps
@@ -128,34 +129,6 @@ struct EMVApplicationReader: Sendable {
         return objects
     }
 
-    // MARK: - Result
-
-    private func card(aid: [UInt8], fci: [BERTLV], processingOptions: [BERTLV], records: [BERTLV]) throws(CardReaderError)
-        -> EMVCard
-    {
-        let all = fci + processingOptions + records
-        func value(_ tag: EMVTag) -> [UInt8]? { all.firstDescendant(withTag: tag.tag)?.value.revealed() }
-        let track2 = value(.track2EquivalentData).map(Self.nibbles)
-        let panDigits = value(.applicationPAN).map(Self.nibbles) ?? track2.map { String($0.prefix { $0 != "D" }) }
-        guard let panDigits, let pan = try? PrimaryAccountNumber(panDigits.filter { $0 != "F" }) else {
-            throw .invalidCardData("no valid card number in 5A or 57")
-        }
-        var expiry: ExpiryDate?
-        if let date = value(.applicationExpirationDate).map(Self.nibbles), date.count >= 4 {
-            expiry = try? ExpiryDate(yymm: date.prefix(4))
-        } else if let track2, let separator = track2.firstIndex(of: "D") {
-            expiry = try? ExpiryDate(yymm: track2[track2.index(after: separator)...].prefix(4))
-        }
-        let name = value(.cardholderName).map { String(decoding: $0, as: UTF8.self) }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .flatMap { try? CardholderName($0) }
-        let label = value(.applicationLabel).map { String(decoding: $0, as: UTF8.self) }
-        return EMVCard(
-            applicationIdentifier: aid, applicationLabel: label, primaryAccountNumber: pan, expiry: expiry,
-            cardholderName: name, panSequenceNumber: value(.applicationPANSequenceNumber)?.first,
-            fileControlInformation: fci, processingOptions: processingOptions, records: records)
-    }
-
     // MARK: - Helpers
 
     private func command(_ build: () throws(APDUError) -> CommandAPDU) throws(CardReaderError) -> CommandAPDU {
@@ -172,11 +145,6 @@ struct EMVApplicationReader: Sendable {
         } catch {
             throw .invalidCardData("the answer to \(step) is not BER-TLV: \(error)")
         }
-    }
-
-    /// Hex digits of packed BCD / compressed numeric bytes, upper case (`D` separators, `F` padding).
-    private static func nibbles(_ bytes: [UInt8]) -> String {
-        String(bytes.flatMap { [$0 >> 4, $0 & 0x0F] }.map { Character(String($0, radix: 16, uppercase: true)) })
     }
 }
 
