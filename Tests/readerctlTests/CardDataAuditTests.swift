@@ -144,7 +144,8 @@ import Testing
         #expect(masked.standardOutput.contains("476173******0010"))
 
         let apdu = try ReaderctlProcess.run(
-            ["apdu", "--emulated", "--card", Self.cardFile.path, "--scenario", "card-inserted", "--reveal"] + Self.apdus)
+            ["apdu", "--emulated", "--card", Self.cardFile.path, "--scenario", "card-inserted", "--reveal"]
+                + Self.apdus)
         #expect(apdu.status == 0, "\(apdu.standardError)")
         #expect(Self.leaks(in: apdu).contains("stdout holds 47 61 73 90 01 01 00 10"))
     }
@@ -183,7 +184,8 @@ import Testing
         let others = [
             ["info"] + card, ["info", "--json"] + card,
             ["events", "--duration", "1", "--scenario", "insert-after=1"] + card,
-            ["events", "--json", "--duration", "1", "--scenario", "remove-after=1", "--scenario", "card-inserted"] + card,
+            ["events", "--json", "--duration", "1", "--scenario", "remove-after=1", "--scenario", "card-inserted"]
+                + card,
         ]
         for (command, result) in try await Self.runAll(decodes + others) {
             let found = Self.leaks(in: result, of: command[0] == "decode" ? fixtureCard : Self.secrets)

@@ -3,9 +3,8 @@ import ReaderProtocol
 extension CardReader {
     /// Model, serial number, firmware, battery and capabilities (GET INFO).
     public func info() async throws(CardReaderError) -> ReaderInfo {
-        guard case .info(let info) = try await succeed(.getInfo, answerTime: Self.shortAnswerTime) else {
-            throw .malformedResponse(.getInfo, .missingStatus(.getInfo))
-        }
+        let body = try await succeed(.getInfo, answerTime: Self.shortAnswerTime)
+        guard case .info(let info) = body else { throw Self.unexpected(body, answering: .getInfo) }
         return info
     }
 
@@ -22,7 +21,7 @@ extension CardReader {
         let body = try await succeed(
             .readMagneticStripe(timeoutSeconds: UInt16(seconds)), answerTime: .seconds(seconds + 1))
         guard case .magneticStripe(let tracks) = body else {
-            throw .malformedResponse(.readMagneticStripe, .malformedTrackList(offset: 0))
+            throw Self.unexpected(body, answering: .readMagneticStripe)
         }
         return tracks
     }
@@ -35,9 +34,7 @@ extension CardReader {
         let seconds = try Self.wholeSeconds(insertion, in: 0...255, what: "insertion wait")
         let body = try await succeed(
             .iccPowerOn(insertionWaitSeconds: UInt8(seconds)), answerTime: .seconds(seconds + 2))
-        guard case .answerToReset(let atr) = body else {
-            throw .malformedResponse(.iccPowerOn, .malformedATR(reason: "missing"))
-        }
+        guard case .answerToReset(let atr) = body else { throw Self.unexpected(body, answering: .iccPowerOn) }
         return atr
     }
 
@@ -48,9 +45,8 @@ extension CardReader {
 
     /// Whether a card is in the slot, and powered (ICC STATUS).
     public func cardSlotState() async throws(CardReaderError) -> ICCSlotState {
-        guard case .iccStatus(let state) = try await succeed(.iccStatus, answerTime: Self.shortAnswerTime) else {
-            throw .malformedResponse(.iccStatus, .invalidSlotState(0xFF))
-        }
+        let body = try await succeed(.iccStatus, answerTime: Self.shortAnswerTime)
+        guard case .iccStatus(let state) = body else { throw Self.unexpected(body, answering: .iccStatus) }
         return state
     }
 
@@ -86,10 +82,15 @@ extension CardReader {
     }
 
     private func exchange(_ apdu: CommandAPDU) async throws(CardReaderError) -> ResponseAPDU {
-        guard case .apdu(let response) = try await succeed(.iccAPDU(apdu), answerTime: .seconds(5)) else {
-            throw .malformedResponse(.iccAPDU, .missingStatus(.iccAPDU))
-        }
+        let body = try await succeed(.iccAPDU(apdu), answerTime: .seconds(5))
+        guard case .apdu(let response) = body else { throw Self.unexpected(body, answering: .iccAPDU) }
         return response
+    }
+
+    /// A successful answer whose body is not the command's kind. Responses are matched to
+    /// commands by code and decoded by it, so this names what arrived rather than guess.
+    private static func unexpected(_ body: ResponseBody, answering code: CommandCode) -> CardReaderError {
+        .malformedResponse(code, .unexpectedBody(code, received: body.kindName))
     }
 
     /// Performs `command` and returns its body, mapping a failure status to its error.

@@ -22,6 +22,9 @@ public enum MessageDecodingError: Error, Sendable, Hashable, CustomStringConvert
     case malformedATR(reason: String)
     /// The APDU inside an ICC APDU command or response is malformed.
     case malformedAPDU(APDUError)
+    /// A successful response decoded to another command's kind of answer (`received` names
+    /// it, e.g. "no data").
+    case unexpectedBody(CommandCode, received: String)
 
     public var description: String {
         switch self {
@@ -45,6 +48,8 @@ public enum MessageDecodingError: Error, Sendable, Hashable, CustomStringConvert
             "malformed ATR: \(reason)"
         case .malformedAPDU(let error):
             "malformed APDU: \(error)"
+        case .unexpectedBody(let code, let received):
+            "\(code.commandName ?? "response \(code)") answered with \(received)"
         }
     }
 }

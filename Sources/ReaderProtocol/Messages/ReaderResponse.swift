@@ -77,6 +77,19 @@ public enum ResponseBody: Sendable, Hashable {
     /// The success DATA of a command this SDK does not know.
     case unrecognized([UInt8])
 
+    /// What kind of answer this is, for messages: "reader information", "no data", ….
+    public var kindName: String {
+        switch self {
+        case .empty: "no data"
+        case .info: "reader information"
+        case .magneticStripe: "magnetic stripe data"
+        case .answerToReset: "an ATR"
+        case .apdu: "an APDU response"
+        case .iccStatus: "a slot state"
+        case .unrecognized(let bytes): "\(bytes.count) bytes of unrecognised data"
+        }
+    }
+
     /// The bytes after the status byte.
     public var fields: [UInt8] {
         switch self {
