@@ -44,6 +44,11 @@ struct ReaderctlProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        var environment = environment
+        // Scripts/sanitize: LeakSanitizer checks readerctl at exit, not the test runner.
+        if let options = ProcessInfo.processInfo.environment["READERCTL_ASAN_OPTIONS"] {
+            environment["ASAN_OPTIONS"] = options
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
