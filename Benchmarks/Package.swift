@@ -24,10 +24,17 @@ let package = Package(
             ]
         ),
         .target(name: "ProcessProbe"),
+        .target(name: "SoakSupport", dependencies: ["ProcessProbe"]),
         .executableTarget(
             name: "SoakBenchmark",
             dependencies: [
-                .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "ProcessProbe",
+                .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
+            ]
+        ),
+        .executableTarget(
+            name: "ConnectionSoak",
+            dependencies: [
+                .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
             ]
         ),
         .executableTarget(

@@ -1,6 +1,7 @@
 import CardReaderKit
 import Glibc
 import Logging
+import SoakSupport
 
 // The soak: one reader over the emulated link, 100,000 APDU exchanges then 10,000 swipes,
 // with line faults sprinkled in (noise, a false STX, a corrupted answer that times out)

@@ -1,18 +1,18 @@
 import Glibc
 import ProcessProbe
 
-/// What the soak watches for growth: memory, file descriptors, threads, and the timers
-/// asleep on the reader's and the emulator's clock.
-struct ProcessFigures {
-    var heapBytes: Int
-    var residentBytes: Int
+/// What a soak watches for growth: memory, file descriptors, threads, and the timers
+/// asleep on the reader's (and the emulator's) clock.
+public struct ProcessFigures: Sendable {
+    public var heapBytes: Int
+    public var residentBytes: Int
     /// What each open file descriptor refers to (its /proc/self/fd link), by number.
-    var fileDescriptors: [Int32: String]
-    var openFileDescriptors: Int { fileDescriptors.count }
-    var threads: Int
-    var sleepingTimers: Int
+    public var fileDescriptors: [Int32: String]
+    public var openFileDescriptors: Int { fileDescriptors.count }
+    public var threads: Int
+    public var sleepingTimers: Int
 
-    static func now(clock: CountingClock) -> ProcessFigures {
+    public static func now(clock: CountingClock) -> ProcessFigures {
         ProcessFigures(
             heapBytes: process_probe_heap_in_use(), residentBytes: residentBytes(), fileDescriptors: fileDescriptors(),
             threads: threads(), sleepingTimers: clock.sleeping)

@@ -1,5 +1,5 @@
-/// The soak's table: figures at the start, every 10 % of the operations, and the end.
-struct SoakReport {
+/// A soak's table: figures at the start, every 10 % of the operations, and the end.
+public struct SoakReport {
     let total: Int
     let budget: Int
     let clock: CountingClock
@@ -7,7 +7,7 @@ struct SoakReport {
     private var last: ProcessFigures?
     private var nextTenth = 0
 
-    init(total: Int, budget: Int, clock: CountingClock) {
+    public init(total: Int, budget: Int, clock: CountingClock) {
         self.total = total
         self.budget = budget
         self.clock = clock
@@ -15,19 +15,19 @@ struct SoakReport {
     }
 
     /// Records and prints the figures when `done` reaches the next tenth of the total.
-    mutating func checkpoint(done: Int) {
+    public mutating func checkpoint(done: Int) {
         guard done * 10 >= nextTenth * total, nextTenth <= 10 else { return }
         record(label: "\(nextTenth * 10) %", done: done)
         nextTenth += 1
     }
 
     /// Figures once the link is closed.
-    mutating func finish() {
+    public mutating func finish() {
         record(label: "closed", done: total)
     }
 
     /// Heap and RSS growth from start to end, beside the budget.
-    func printGrowth() {
+    public func printGrowth() {
         guard let first, let last else { return }
         let heap = last.heapBytes - first.heapBytes
         let resident = last.residentBytes - first.residentBytes
@@ -42,7 +42,7 @@ struct SoakReport {
         print(withinBudget ? "within budget" : "OVER BUDGET")
     }
 
-    var withinBudget: Bool {
+    public var withinBudget: Bool {
         guard let first, let last else { return false }
         return last.heapBytes - first.heapBytes < budget && last.openFileDescriptors <= first.openFileDescriptors
     }
@@ -73,22 +73,15 @@ struct SoakReport {
     }
 }
 
-/// How many faults of each kind the soak put on the line.
-struct FaultCounts {
-    var noise = 0
-    var falseStarts = 0
-    var corruptedAnswers = 0
-    var reconnections = 0
-}
-
-struct SoakFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A soak that could not go on: what went wrong.
+public struct SoakFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 extension Duration {
     /// Seconds with one decimal.
-    var formatted: String {
+    public var formatted: String {
         let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
         return "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
     }
