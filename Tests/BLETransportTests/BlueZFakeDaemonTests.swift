@@ -6,12 +6,8 @@ import Testing
     @Test func withoutBluetoothdTheErrorSaysSo() async throws {
         try await withBus { _, client, _ in
             let session = BluetoothSession(connection: client)
-            await #expect(throws: BluetoothError.self) { try await session.adapter() }
-            do throws(BluetoothError) {
-                _ = try await session.adapter()
-            } catch {
-                #expect(error.code == "bluetoothd-not-running")
-            }
+            let error = await #expect(throws: BluetoothError.self) { try await session.adapter() }
+            #expect(error?.code == "bluetoothd-not-running")
         }
     }
 

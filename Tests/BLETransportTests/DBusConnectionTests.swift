@@ -161,9 +161,10 @@ struct DBusConnectionTests {
                                       member: "Echo", body: Array(repeating: .int32(1), count: 256))
             }
             if case .marshalling? = tooLong {} else { Issue.record("expected marshalling error for 256 arguments") }
-            #expect(throws: DBusError.self) {
+            let reserved = #expect(throws: DBusError.self) {
                 try client.emitSignal(path: "/org/freedesktop/DBus/Local", interface: "org.example.X", member: "Y")
             }
+            #expect(reserved?.kind == "marshalling")
             let badMember = await expectDBusError {
                 try await client.call(destination: server.uniqueName, path: echoPath, interface: nil, member: "no-dash")
             }
@@ -250,9 +251,10 @@ struct DBusConnectionTests {
                 try await client.getProperty("Nope", interface: iface, destination: dest, path: path)
             }
             #expect(unknown?.name == DBusErrorName.unknownProperty)
-            #expect(throws: DBusError.self) {
+            let storedWrongType = #expect(throws: DBusError.self) {
                 try server.setProperty("Level", interface: iface, path: path, to: .string("wrong type"))
             }
+            #expect(storedWrongType?.name == DBusErrorName.invalidArgs)
         }
     }
 
@@ -420,7 +422,10 @@ struct DBusConnectionTests {
         #expect(!client.isConnected)
         let later = await expectDBusError { try await client.listNames() }
         if case .disconnected? = later {} else { Issue.record("expected disconnected, got \(String(describing: later))") }
-        #expect(throws: DBusError.self) { try client.emitSignal(path: "/x", interface: "org.example.X", member: "Y") }
+        let afterDeath = #expect(throws: DBusError.self) {
+            try client.emitSignal(path: "/x", interface: "org.example.X", member: "Y")
+        }
+        #expect(afterDeath?.kind == "disconnected")
         await client.close()
         await server.close()
     }

@@ -42,7 +42,8 @@ struct DBusValueTests {
             .signature("a{"),
         ]
         for value in invalid {
-            #expect(throws: DBusError.self) { try value.validate() }
+            let error = #expect(throws: DBusError.self) { try value.validate() }
+            #expect(error?.kind == "marshalling", "\(value)")
         }
         #expect(throws: Never.self) { try DBusValue.stringVariantDictionary(["k": .bytes([1])]).validate() }
     }

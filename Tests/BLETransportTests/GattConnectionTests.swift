@@ -40,9 +40,10 @@ import Testing
         #expect(writes.flatMap(\.0) == bytes)
         #expect(writes.allSatisfy { $0.1 == "request" })
 
-        await #expect(throws: BluetoothError.self) {
+        let missing = await #expect(throws: BluetoothError.self) {
             try await connection.characteristic("2a19", inService: "180f")
         }
+        #expect(missing?.code == "missing-attribute")
 
         // The peripheral goes away: Connected false ends notifications and later writes.
         try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
@@ -112,9 +113,10 @@ import Testing
         ])
         let session = try await BluetoothSession.open(busAddress: bus.address)
         let start = ContinuousClock.now
-        await #expect(throws: BluetoothError.self) {
+        let error = await #expect(throws: BluetoothError.self) {
             try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .milliseconds(300))
         }
+        #expect(error?.code == "timeout")
         #expect(ContinuousClock.now - start < .seconds(10))  // the 300 ms deadline, not a hang
         #expect(fake.recorded("Disconnect").count == 1)  // the pending connection is cancelled
         await session.close()

@@ -154,7 +154,10 @@ import ReaderProtocol
     @Test func extendedAPDUsAreRefusedBeforeReachingTheReader() async throws {
         let reader = try await connectedReader()
         let apdu = try CommandAPDU(cla: 0, ins: 0xB0, p1: 0, p2: 0, expectedLength: 1000)
-        await #expect(throws: CardReaderError.self) { try await reader.transmit(apdu) }
+        await #expect(
+            throws: CardReaderError.invalidRequest(
+                "the reader carries short APDUs only (at most 255 data bytes, Le at most 256)")
+        ) { try await reader.transmit(apdu) }
         #expect(await scripted.pendingCommands.isEmpty)
     }
 

@@ -75,7 +75,10 @@ import Testing
         #expect(throws: MessageDecodingError.malformedATR(reason: "TCK check byte does not verify")) {
             try AnswerToReset(bytes: [0x3B, 0x80, 0x80, 0x01, 0x02])
         }
-        #expect(throws: MessageDecodingError.self) { try AnswerToReset(bytes: [0x3B, 0x68, 0x00]) }
+        // T0 = 68: TC1 follows, then 8 historical bytes; only TC1 is there.
+        #expect(throws: MessageDecodingError.malformedATR(reason: "8 historical bytes announced, fewer present")) {
+            try AnswerToReset(bytes: [0x3B, 0x68, 0x00])
+        }
     }
 
     @Test func documentedSwipeResponseParsesBothTracks() throws {

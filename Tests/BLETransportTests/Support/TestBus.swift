@@ -165,3 +165,18 @@ private let dbusIsInstalled: Bool = {
     dlclose(library)
     return true
 }()
+
+extension DBusError {
+    /// The case, for tests that mean one kind of failure and not its wording.
+    var kind: String {
+        switch self {
+        case .remote: "remote"
+        case .timeout: "timeout"
+        case .disconnected: "disconnected"
+        case .cancelled: "cancelled"
+        case .marshalling: "marshalling"
+        case .connectionFailed: "connectionFailed"
+        case .libraryUnavailable: "libraryUnavailable"
+        }
+    }
+}

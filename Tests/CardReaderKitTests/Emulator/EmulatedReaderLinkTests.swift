@@ -6,7 +6,10 @@ import Testing
     @Test(arguments: [23, 247]) func writesLongerThanMTUMinus3AreRefused(mtu: Int) async throws {
         let host = try await EmulatorHost(mtu: mtu)
         #expect(await host.link.maximumWriteLength == mtu - 3)
-        await #expect(throws: LinkError.self) { try await host.link.write([UInt8](repeating: 0x55, count: mtu - 2)) }
+        let error = await #expect(throws: LinkError.self) {
+            try await host.link.write([UInt8](repeating: 0x55, count: mtu - 2))
+        }
+        #expect(error?.code == "write-too-long")
         try await host.link.write([UInt8](repeating: 0x55, count: mtu - 3))
     }
 
@@ -21,7 +24,10 @@ import Testing
     @Test func mtuOutsideTheBLERangeIsRefused() async throws {
         let reader = EmulatedReader(clock: ManualClock())
         for mtu in [22, 248] {
-            await #expect(throws: LinkError.self) { _ = try await EmulatedReaderConnector(reader: reader, mtu: mtu).connect() }
+            let error = await #expect(throws: LinkError.self) {
+                _ = try await EmulatedReaderConnector(reader: reader, mtu: mtu).connect()
+            }
+            #expect(error?.code == "invalid-mtu", "MTU \(mtu)")
         }
     }
 

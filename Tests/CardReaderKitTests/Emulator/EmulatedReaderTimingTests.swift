@@ -92,7 +92,8 @@ import Testing
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(300))
         #expect(await host.waitForLinkEnd()?.code == "idle-timeout")
-        await #expect(throws: LinkError.self) { try await host.send(.getInfo) }
+        let error = await #expect(throws: LinkError.self) { try await host.send(.getInfo) }
+        #expect(error?.code == "not-connected")
     }
 
     @Test func theIdleTimerDoesNotRunWhileACommandWaits() async throws {

@@ -19,6 +19,7 @@ import Testing
         }
         // The documented 101-byte response in six notifications (§9), then the stream ends.
         #expect(sizes == [20, 20, 20, 20, 20, 1])
-        await #expect(throws: LinkError.self) { try await reader.receive([0x02], connection: connection.id) }
+        let error = await #expect(throws: LinkError.self) { try await reader.receive([0x02], connection: connection.id) }
+        #expect(error?.code == "not-connected")
     }
 }

@@ -172,7 +172,8 @@ import Testing
         // Half of the 101-byte swipe response (50 bytes) arrived: a truncated frame.
         #expect(host.notifications.dropFirst().reduce(0) { $0 + $1.count } == 50)
         #expect(host.damage.map(\.reason.identifier) == ["truncated"])
-        await #expect(throws: LinkError.self) { try await host.send(.iccStatus) }
+        let error = await #expect(throws: LinkError.self) { try await host.send(.iccStatus) }
+        #expect(error?.code == "not-connected")
     }
 }
 
