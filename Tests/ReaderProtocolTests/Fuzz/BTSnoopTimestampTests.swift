@@ -8,11 +8,8 @@ import ReaderProtocol
     /// A monitor-format (2001) capture on controller 0: the GATT discovery of the reader's
     /// characteristics at `discoveryTime`, then a notification of its TX value at `notificationTime`.
     private func capture(discoveryTime: Int64, notificationTime: Int64, value: [UInt8]) -> [UInt8] {
-        func uuid(_ text: String) -> [UInt8] {
-            let digits = Array(text.utf8.filter { $0 != UInt8(ascii: "-") })
-            return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0 }
-                .reversed()
-        }
+        /// A 128-bit UUID as ATT carries it: little-endian.
+        func uuid(_ text: String) -> [UInt8] { hex(text.filter { $0 != "-" }).reversed() }
         func acl(_ pdu: [UInt8]) -> [UInt8] {
             let l2cap = [UInt8(pdu.count & 0xFF), UInt8(pdu.count >> 8), 0x04, 0x00] + pdu
             return [0x01, 0x20, UInt8(l2cap.count & 0xFF), UInt8(l2cap.count >> 8)] + l2cap
