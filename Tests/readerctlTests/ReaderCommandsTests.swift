@@ -54,6 +54,14 @@ import Testing
         #expect(result.standardError.contains("must be within"), "\(arguments): \(result.standardError)")
     }
 
+    /// A reader that never answers: one line says so. The CANCEL that follows the timeout
+    /// meets the link readerctl has just closed, which is no failure worth a warning.
+    @Test func aTimeoutIsReportedInOneLine() throws {
+        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted"])
+        #expect(result.status == 3)
+        #expect(result.standardError == "readerctl: the reader did not answer ICC POWER ON within 3.0 seconds\n")
+    }
+
     @Test func jsonErrorsNameTheOutcome() throws {
         let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]

@@ -508,6 +508,9 @@ public actor CardReader {
         logger.trace("→ CANCEL", metadata: ["frame": "\(ReaderCommand.cancel.frame)"])
         do {
             try await write(ReaderCommand.cancel.frame)
+        } catch where link == nil {
+            // The host closed the link while the CANCEL waited for its turn to be written.
+            logger.debug("CANCEL not sent: the link was closed first")
         } catch {
             logger.warning("could not send CANCEL: \(error)")
         }
