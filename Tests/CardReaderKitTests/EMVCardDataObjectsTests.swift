@@ -27,6 +27,14 @@ import Testing
         #expect(card.expiry == (try ExpiryDate(year: 2028, month: 12)))
     }
 
+    /// 5F24 is n 6 (YYMMDD): another length or a non-digit is no expiry, and 57's is not used
+    /// in its place (5F24 is there but wrong).
+    @Test(arguments: ["2712", "27123101", "27AB31"])
+    func aMalformedExpiryIsNone(value: String) throws {
+        let card = try card([(0x5A, "4111111111111111"), (0x5F24, value), (0x57, "4111111111111111D25122010F")])
+        #expect(card.expiry == nil)
+    }
+
     @Test func nameLosesItsPaddingSpaces() throws {
         let card = try card([(0x5A, "4111111111111111"), (0x5F20, "444F452F4A4F484E2020")])  // "DOE/JOHN  "
         #expect(card.cardholderName?.revealed() == "DOE/JOHN")
@@ -35,7 +43,9 @@ import Testing
     @Test(arguments: [
         [(UInt32(0x5A), "4111 1111 1111 A111")],  // a letter nibble inside the number
         [(0x5A, "4111 1111 1111 111F 41")],  // digits after the padding
-        [(0x57, "4111 1111 1111 1111 B251")],  // 57 without its D separator, a B instead
+        [(0x57, "4111 1111 1111 1111 B251")],  // 57 with a B where its D separator belongs
+        [(0x57, "4111 1111 1111 1111")],  // 57 without its D separator at all
+        [(0x57, "4111 1111 1111 1111 D251 2A01 FF")],  // a letter among the digits after D
         [(0x5F24, "251231")],  // no number at all
     ])
     func malformedNumbersAreInvalidCardData(objects: [(UInt32, String)]) throws {

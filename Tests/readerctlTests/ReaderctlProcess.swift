@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `readerctl` (it sits beside the test bundle) and collects its output.
 /// Every run is bounded: a process still running after `timeout` is killed and reported.
@@ -44,14 +45,7 @@ struct ReaderctlProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var environment = environment
-        // Scripts/sanitize: LeakSanitizer checks readerctl at exit, not the test runner.
-        if let options = ProcessInfo.processInfo.environment["READERCTL_ASAN_OPTIONS"] {
-            environment["ASAN_OPTIONS"] = options
-        }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        process.environment = childEnvironment(adding: environment)
         process.currentDirectoryURL = repositoryRoot
         let output = Pipe()
         let error = Pipe()
@@ -81,12 +75,34 @@ struct ReaderctlProcess {
             process.terminate()
             throw TimedOut(arguments: arguments)
         }
-        _ = drained.wait(timeout: .now() + 10)
-        _ = drained.wait(timeout: .now() + 10)
-        return Result(
+        // The pipes close when the process ends; a drain still running means a child kept them.
+        guard drained.wait(timeout: .now() + 10) == .success, drained.wait(timeout: .now() + 10) == .success else {
+            throw TimedOut(arguments: arguments)
+        }
+        let result = Result(
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self))
+        recordSanitizerReports(in: result.standardError, of: arguments)
+        return result
+    }
+
+    /// The test's environment with `extra` on top; under Scripts/sanitize, the options that
+    /// make LeakSanitizer check readerctl at exit (the test runner itself runs without).
+    static func childEnvironment(adding extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        if let options = environment["READERCTL_ASAN_OPTIONS"] {
+            environment["ASAN_OPTIONS"] = options
+        }
+        return environment
+    }
+
+    /// A sanitizer report from readerctl fails the test that ran it, whatever its exit status.
+    static func recordSanitizerReports(in standardError: String, of arguments: [String]) {
+        for marker in ["ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer"]
+        where standardError.contains(marker) {
+            Issue.record("readerctl \(arguments.joined(separator: " ")): \(marker)\n\(standardError)")
+        }
     }
 }
 
@@ -101,6 +117,7 @@ final class InteractiveReaderctl: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         process.executableURL = ReaderctlProcess.executable
         process.arguments = arguments
+        process.environment = ReaderctlProcess.childEnvironment()
         process.currentDirectoryURL = ReaderctlProcess.repositoryRoot
         let output = Pipe()
         let error = Pipe()
@@ -147,6 +164,7 @@ final class InteractiveReaderctl: @unchecked Sendable {
             }
         }
         lock.unlock()
+        ReaderctlProcess.recordSanitizerReports(in: standardError, of: process.arguments ?? [])
         return process.terminationStatus
     }
 

@@ -22,10 +22,13 @@ extension EMVCard {
         guard let digits, let pan = try? PrimaryAccountNumber(digits: digits) else {
             throw .invalidCardData("no valid card number in 5A or 57")
         }
-        var expiry = value(.applicationExpirationDate).flatMap(Self.expiry(ofYYMMDD:))
-        if expiry == nil, let track2 {
-            expiry = Self.expiry(afterSeparatorIn: track2)
-        }
+        // 5F24 when the card has it (a malformed one is no expiry), else the one inside 57.
+        let expiry =
+            if let date = value(.applicationExpirationDate) {
+                Self.expiry(ofYYMMDD: date)
+            } else {
+                track2.flatMap(Self.expiry(afterSeparatorIn:))
+            }
         self.init(
             applicationIdentifier: applicationIdentifier,
             applicationLabel: value(.applicationLabel).map { String(decoding: $0.revealed(), as: UTF8.self) },
@@ -35,14 +38,15 @@ extension EMVCard {
             fileControlInformation: fileControlInformation, processingOptions: processingOptions, records: records)
     }
 
-    /// The decimal digits (ASCII) of packed-BCD `bytes` up to the first `end` nibble, after
-    /// which only F padding may follow a PAN's F (a 57's D is followed by the rest of the
-    /// track); nil when another nibble breaks that.
+    /// The decimal digits (ASCII) of packed-BCD `bytes` up to the first `end` nibble: a 5A's
+    /// F padding (which may be absent), after which only F follows, or a 57's D separator
+    /// (which must be there), after which only digits (expiry, service code, discretionary
+    /// data) and F padding follow. Nil when a nibble breaks that.
     private static func digits(of bytes: SensitiveBytes, endingWith end: UInt8) -> SensitiveBytes? {
         var digits = SensitiveBytes(capacity: 2 * bytes.count)
         var ended = false
         func take(_ nibble: UInt8) -> Bool {
-            if ended { return end == 0xD || nibble == 0xF }
+            if ended { return nibble == 0xF || (end == 0xD && nibble <= 9) }
             if nibble <= 9 {
                 digits.append(0x30 + nibble)
             } else if nibble == end {
@@ -53,13 +57,14 @@ extension EMVCard {
             return true
         }
         let valid = bytes.withUnsafeBytes { raw in raw.allSatisfy { take($0 >> 4) && take($0 & 0x0F) } }
-        return valid ? digits : nil
+        return valid && (ended || end == 0xF) ? digits : nil
     }
 
     /// 5F24, `YYMMDD` in BCD.
     private static func expiry(ofYYMMDD bytes: SensitiveBytes) -> ExpiryDate? {
         bytes.withUnsafeBytes { raw -> ExpiryDate? in
-            guard raw.count >= 2, let year = decimal(raw[0]), let month = decimal(raw[1]) else { return nil }
+            guard raw.count == 3, let year = decimal(raw[0]), let month = decimal(raw[1]), decimal(raw[2]) != nil
+            else { return nil }
             return try? ExpiryDate(year: 2000 + year, month: month)
         }
     }
