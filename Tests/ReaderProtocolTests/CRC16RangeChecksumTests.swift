@@ -5,7 +5,11 @@ import Testing
 /// the same bytes (itself checked against the reveng catalogue's check values in
 /// CRC16Tests): equal for every variant, every range, from any origin of the registers.
 @Suite struct CRC16RangeChecksumTests {
-    static let variants: [CRC16.Variant] = [.ccittFalse, .xmodem, .kermit]
+    /// CRC-16/X-25 from the reveng catalogue: reflected, with an initial value and a final
+    /// XOR, the case the others leave out. Check value 0x906E.
+    static let x25 = CRC16.Variant(
+        name: "CRC-16/X-25", polynomial: 0x1021, initialValue: 0xFFFF, reflected: true, finalXOR: 0xFFFF)
+    static let variants: [CRC16.Variant] = [.ccittFalse, .xmodem, .kermit, x25]
 
     /// Registers from a zero start over `bytes`, as the decoder keeps them.
     private func registers(_ bytes: [UInt8], _ checksums: CRC16RangeChecksum) -> [UInt16] {
@@ -33,7 +37,7 @@ import Testing
     }
 
     /// The catalogue's check value, for "123456789" behind a prefix the range excludes.
-    @Test(arguments: zip(variants, [UInt16(0x29B1), 0x31C3, 0x2189]))
+    @Test(arguments: zip(variants, [UInt16(0x29B1), 0x31C3, 0x2189, 0x906E]))
     func checkValueAfterAnUnrelatedPrefix(variant: CRC16.Variant, check: UInt16) {
         let bytes = Array("noise before it:123456789".utf8)
         let checksums = CRC16RangeChecksum(variant, longestRange: 9)

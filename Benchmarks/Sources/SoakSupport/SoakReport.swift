@@ -45,6 +45,7 @@ public struct SoakReport {
     public var withinBudget: Bool {
         guard let first, let last else { return false }
         return last.heapBytes - first.heapBytes < budget && last.openFileDescriptors <= first.openFileDescriptors
+            && last.threads <= first.threads && last.sleepingTimers <= first.sleepingTimers
     }
 
     private mutating func record(label: String, done: Int) {

@@ -11,12 +11,12 @@ import Darwin
 /// The package's one lock, used instead of `Synchronization.Mutex`: on Linux, `Mutex`
 /// locks through atomics and futex calls inside the standard library, which is not built
 /// for ThreadSanitizer, so TSan sees no ordering between two critical sections and reports
-/// every correct use as a race (Docs/hardening.md has the eight-line program that shows
+/// every correct use as a race (Docs/hardening.md describes the program that shows
 /// it). TSan intercepts `pthread_mutex_lock`, so a race it reports here is a real one.
 ///
 /// Never call out (resume continuations, yield to streams, take another lock) from inside
 /// `withLock` unless the lock order is documented where it happens.
-package final class Locked<State>: @unchecked Sendable {
+package final class Locked<State: Sendable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 

@@ -69,18 +69,18 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if deadline <= state.now || Task.isCancelled { return true }
+                let (resumeNow, satisfied) = state.withLock { state -> (Bool, [Watcher]) in
+                    if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let snapshot = state
-                    state.watchers.removeAll { watcher in
-                        guard snapshot.sleeperCount(dueFrom: watcher.earliest, by: watcher.horizon) >= watcher.count
-                        else { return false }
-                        watcher.continuation.resume()
-                        return true
+                    let satisfied = state.watchers.filter {
+                        snapshot.sleeperCount(dueFrom: $0.earliest, by: $0.horizon) >= $0.count
                     }
-                    return false
+                    state.watchers.removeAll { watcher in satisfied.contains { $0.id == watcher.id } }
+                    return (false, satisfied)
                 }
+                // Resumed outside the lock, as Locked asks.
+                for watcher in satisfied { watcher.continuation.resume() }
                 if resumeNow {
                     if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
                 }

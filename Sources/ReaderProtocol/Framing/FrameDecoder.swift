@@ -28,10 +28,11 @@
 ///
 /// Time and memory are linear in the input whatever it holds: judging a candidate costs the
 /// same at any length (``CRC16RangeChecksum``), and giving up one STX moves no bytes.
-/// Memory stays bounded by two maximum-size frames; the buffers are allocated once, so
-/// feeding chunks allocates nothing in steady state (only a decoded frame's DATA is a new
-/// array). Consumed bytes and their running checksums are wiped, since frames carry card
-/// data.
+/// Memory is fixed: a buffer of two maximum-size frames, a running CRC register per
+/// buffered byte and a table of one entry per byte of the longest frame (about 8 kB for
+/// the VPOS3356 profile), all allocated once, so feeding chunks allocates nothing in
+/// steady state (only a decoded frame's DATA is a new array). Consumed bytes and their
+/// registers are wiped, since frames carry card data.
 public struct FrameDecoder: Sendable {
     /// What ``decode(_:_:)`` and ``finish(_:)`` report.
     public enum Event: Sendable, Hashable {
@@ -62,7 +63,9 @@ public struct FrameDecoder: Sendable {
     /// frame, empty or starting with STX, never longer than one maximum-size frame. Consumed
     /// bytes before `start` are zeros; they are dropped when the buffer is full or empty.
     private var buffer: [UInt8]
-    /// `registers[i]`: the zero-start CRC register after `buffer[...i]`, for range checksums.
+    /// `registers[i]`: the CRC register after `buffer[...i]`, fed from zero at some earlier
+    /// byte (the origin moves when the buffer is compacted; range checksums need only the
+    /// difference between two registers, so any common origin serves).
     private var registers: [UInt16]
     private var start = 0
     /// The buffers' fixed size: two maximum-size frames.
@@ -99,12 +102,12 @@ public struct FrameDecoder: Sendable {
         var index = 0
         while index < chunk.count {
             if candidateCount == 0 {
-                guard let start = chunk[index...].firstIndex(of: profile.startByte) else {
+                guard let stx = chunk[index...].firstIndex(of: profile.startByte) else {
                     skipArriving(chunk.count - index, handler)
                     return
                 }
-                skipArriving(start - index, handler)
-                index = start
+                skipArriving(stx - index, handler)
+                index = stx
             }
             let wanted = bytesUntilNextDecision() - candidateCount
             let end = min(index + wanted, chunk.count)
@@ -212,8 +215,8 @@ public struct FrameDecoder: Sendable {
         flushNoise(handler)
         let end = candidateOffset + length
         if end > reportedThrough {
-            let start = max(candidateOffset, reportedThrough)
-            handler(.damage(FrameDamage(offset: start, length: end - start, reason: reason)))
+            let unreported = max(candidateOffset, reportedThrough)
+            handler(.damage(FrameDamage(offset: unreported, length: end - unreported, reason: reason)))
             reportedThrough = end
         }
         consume(1)
@@ -222,9 +225,9 @@ public struct FrameDecoder: Sendable {
     /// Skips `count` non-STX bytes that arrived outside any candidate.
     private mutating func skipArriving(_ count: Int, _ handler: (Event) -> Void) {
         guard count > 0 else { return }
-        let start = candidateOffset
+        let noiseStart = candidateOffset
         candidateOffset += count
-        noteNoise(start..<candidateOffset, handler)
+        noteNoise(noiseStart..<candidateOffset, handler)
     }
 
     /// Counts skipped bytes and reports the part no earlier damage covered, merging runs.

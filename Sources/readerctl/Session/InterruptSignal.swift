@@ -1,3 +1,4 @@
+import BLETransport
 import Dispatch
 import Foundation
 
@@ -49,24 +50,27 @@ final class InterruptSignal {
         close(readEnd)
     }
 
-    private final class Target: @unchecked Sendable {
-        private let lock = NSLock()
-        private var cancel: (@Sendable () -> Void)?
-        private var interrupted = false
+    private final class Target: Sendable {
+        private struct State {
+            var cancel: (@Sendable () -> Void)?
+            var interrupted = false
+        }
+
+        private let state = Locked(State())
 
         func set(_ cancel: @escaping @Sendable () -> Void) {
-            let already = lock.withLock {
-                self.cancel = cancel
-                return interrupted
+            let already = state.withLock { state in
+                state.cancel = cancel
+                return state.interrupted
             }
             if already { cancel() }
         }
 
         /// Cancels the task; true the first time.
         func interrupt() -> Bool {
-            let (first, cancel) = lock.withLock {
-                defer { interrupted = true }
-                return (!interrupted, self.cancel)
+            let (first, cancel) = state.withLock { state in
+                defer { state.interrupted = true }
+                return (!state.interrupted, state.cancel)
             }
             if first { cancel?() }
             return first
