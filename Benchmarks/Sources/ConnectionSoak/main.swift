@@ -6,8 +6,8 @@ import SoakSupport
 // The connection soak: connects to a reader over BlueZ, asks GET INFO and disconnects,
 // CYCLES times (1,000 by default). It prints heap, RSS, open file descriptors, threads and
 // timers asleep after a first warm-up cycle, every 10 % and at the end, and the growth
-// against the budget of 1 MB; exit 1 over budget, when a thread, descriptor or timer is
-// left behind, or when a cycle fails. Each connection opens its own D-Bus connection (and
+// against the budget of 1 MB; exit 1 over budget, when a thread or descriptor is left
+// behind, or when a cycle fails. Each connection opens its own D-Bus connection (and
 // dispatch thread) to bluetoothd, as `BlueZReaderConnector` does, so a leaked thread,
 // descriptor or task holding memory shows here.
 // Scripts/bluez-connection-soak runs it in the bluez-vm guest beside `readerctl emulate`.
