@@ -73,10 +73,13 @@ public final class ManualClock: Clock, Sendable {
                     if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let snapshot = state
-                    let satisfied = state.watchers.filter {
-                        snapshot.sleeperCount(dueFrom: $0.earliest, by: $0.horizon) >= $0.count
+                    var satisfied: [Watcher] = []
+                    state.watchers.removeAll { watcher in
+                        guard snapshot.sleeperCount(dueFrom: watcher.earliest, by: watcher.horizon) >= watcher.count
+                        else { return false }
+                        satisfied.append(watcher)
+                        return true
                     }
-                    state.watchers.removeAll { watcher in satisfied.contains { $0.id == watcher.id } }
                     return (false, satisfied)
                 }
                 // Resumed outside the lock, as Locked asks.

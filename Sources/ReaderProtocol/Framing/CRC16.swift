@@ -38,8 +38,7 @@ public struct CRC16: Sendable {
 
     /// The variant this instance computes.
     public let variant: Variant
-    /// The register's change for each value of its top (or, reflected, bottom) byte.
-    let table: [UInt16]
+    private let table: [UInt16]
 
     /// Builds the 256-entry lookup table for `variant`.
     public init(_ variant: Variant) {
@@ -54,15 +53,25 @@ public struct CRC16: Sendable {
 
     /// Feeds `bytes` into a running register value (start from `variant.initialValue`).
     public func update(_ register: UInt16, with bytes: some Sequence<UInt8>) -> UInt16 {
+        update(register, with: bytes) { _ in }
+    }
+
+    /// Feeds `bytes` into a running register value, handing `eachRegister` the register
+    /// after every byte (the frame decoder keeps them for range checksums).
+    func update(
+        _ register: UInt16, with bytes: some Sequence<UInt8>, eachRegister: (UInt16) -> Void
+    ) -> UInt16 {
         var crc = register
         table.withUnsafeBufferPointer { table in
             if variant.reflected {
                 for byte in bytes {
                     crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
+                    eachRegister(crc)
                 }
             } else {
                 for byte in bytes {
                     crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+                    eachRegister(crc)
                 }
             }
         }

@@ -27,17 +27,7 @@ struct CRC16RangeChecksum: Sendable {
     /// Appends to `registers` the zero-start register after each of `bytes`, continuing from
     /// its last entry (or from zero).
     func appendRegisters(over bytes: UnsafeBufferPointer<UInt8>, to registers: inout [UInt16]) {
-        var register = registers.last ?? 0
-        let reflected = crc.variant.reflected
-        crc.table.withUnsafeBufferPointer { table in
-            for byte in bytes {
-                register =
-                    reflected
-                    ? (register >> 8) ^ table[Int(UInt8(truncatingIfNeeded: register) ^ byte)]
-                    : (register << 8) ^ table[Int(UInt8(truncatingIfNeeded: register >> 8) ^ byte)]
-                registers.append(register)
-            }
-        }
+        _ = crc.update(registers.last ?? 0, with: bytes) { registers.append($0) }
     }
 
     /// The CRC (final XOR applied) of bytes `a..<b` given `Z(a)` and `Z(b)`, the zero-start
