@@ -16,9 +16,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        .target(name: "FramingReference"),
         .executableTarget(
-            name: "FrameDecoderBenchmark",
+            name: "FramingBenchmark",
             dependencies: [
+                "FramingReference",
                 .product(name: "ReaderProtocol", package: sdk),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -36,6 +38,10 @@ let package = Package(
             dependencies: [
                 .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
             ]
+        ),
+        .executableTarget(
+            name: "MinimalBackend",
+            dependencies: [.product(name: "CardReaderKit", package: sdk)]
         ),
         .executableTarget(
             name: "DBusBenchmark",

@@ -1,5 +1,4 @@
 internal import CDBus
-import Foundation
 import Logging
 
 #if canImport(Glibc)
@@ -100,11 +99,14 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
         let loop = try DBusDispatchLoop(logger: logger)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusConnectInfo, DBusError>, Never>) in
-            let thread = Thread {
+            let started = DedicatedThread.start {
                 loop.run(target) { continuation.resume(returning: $0) }
             }
-            thread.name = "DBusDispatch"
-            thread.start()
+            if !started {
+                let reason = "the system refused a thread for the connection"
+                loop.terminate(reason: reason)
+                continuation.resume(returning: .failure(.connectionFailed(name: "pthread_create", message: reason)))
+            }
         }
         return (loop, try result.get())
     }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ReaderProtocol
 
 /// The terminal's side of an EMV read: the values a card's PDOL may ask for in GET
@@ -60,10 +64,10 @@ public struct EMVTerminalData: Sendable, Hashable {
 
         /// Today in UTC.
         public static var today: TransactionDate {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            let parts = calendar.dateComponents([.year, .month, .day], from: Date())
-            return TransactionDate(year: parts.year ?? 2000, month: parts.month ?? 1, day: parts.day ?? 1)
+            var now = time(nil)
+            var parts = tm()
+            guard gmtime_r(&now, &parts) != nil else { return TransactionDate(year: 2000, month: 1, day: 1) }
+            return TransactionDate(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
         }
     }
 

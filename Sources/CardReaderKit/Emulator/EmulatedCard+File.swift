@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Loading cards from the JSON files documented in `Fixtures/cards/README.md`.
 extension EmulatedCard {
@@ -64,24 +64,22 @@ extension EmulatedCard {
 
     /// The path of the first field (in key order) that format 1 does not define, if any.
     private static func unknownField(in data: Data) -> String? {
-        guard let root = try? JSONSerialization.jsonObject(with: data) else { return nil }
-        func search(_ value: Any, _ schema: Schema, _ path: String) -> String? {
-            switch schema {
-            case .leaf:
-                return nil
-            case .object(let fields):
-                guard let object = value as? [String: Any] else { return nil }
+        guard let root = try? JSONDecoder().decode(JSONShape.self, from: data) else { return nil }
+        func search(_ value: JSONShape, _ schema: Schema, _ path: String) -> String? {
+            switch (schema, value) {
+            case (.object(let fields), .object(let object)):
                 for (key, child) in object.sorted(by: { $0.key < $1.key }) {
                     let childPath = path.isEmpty ? key : "\(path).\(key)"
                     guard let childSchema = fields[key] else { return childPath }
                     if let found = search(child, childSchema, childPath) { return found }
                 }
                 return nil
-            case .array(let element):
-                guard let array = value as? [Any] else { return nil }
+            case (.array(let element), .array(let array)):
                 for (index, child) in array.enumerated() {
                     if let found = search(child, element, "\(path)[\(index)]") { return found }
                 }
+                return nil
+            default:
                 return nil
             }
         }
@@ -270,6 +268,39 @@ private struct CardDocument: Decodable {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
+        }
+    }
+}
+
+/// A JSON document's shape, without its values: objects with their keys, arrays, and
+/// scalars (values are card data and are never kept).
+private enum JSONShape: Decodable {
+    case object([String: JSONShape])
+    case array([JSONShape])
+    case scalar
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: Key.self) {
+            var fields: [String: JSONShape] = [:]
+            for key in object.allKeys {
+                fields[key.stringValue] = try object.decodeNil(forKey: key) ? .scalar : object.decode(JSONShape.self, forKey: key)
+            }
+            self = .object(fields)
+        } else if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONShape] = []
+            while !array.isAtEnd {
+                elements.append(try array.decodeNil() ? .scalar : array.decode(JSONShape.self))
+            }
+            self = .array(elements)
+        } else {
+            self = .scalar
         }
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The compact CLI syntax: steps `name` or `name=value`, several per argument separated by
 /// commas; later steps override earlier ones that set the same property.
 extension EmulatorScenario {
@@ -47,7 +45,7 @@ extension EmulatorScenario {
         self.init()
         for argument in arguments {
             for step in argument.split(separator: ",", omittingEmptySubsequences: true) {
-                try apply(step.trimmingCharacters(in: .whitespaces))
+                try apply(String(step.trimmingWhitespace))
             }
         }
     }
@@ -159,5 +157,14 @@ public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConv
         case .unexpectedValue: "scenario step '\(step)' takes no value"
         case .invalidValue(let expected): "scenario step '\(step)': the value must be \(expected)"
         }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing white space.
+    fileprivate var trimmingWhitespace: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
     }
 }

@@ -38,66 +38,37 @@ public struct CRC16: Sendable {
 
     /// The variant this instance computes.
     public let variant: Variant
-    private let table: [UInt16]
+    @usableFromInline let tables: CRC16Tables
 
-    /// Builds the 256-entry lookup table for `variant`.
+    /// The CRC of `variant`. Its lookup tables are built once per process for the
+    /// polynomials above, so making a `CRC16` per frame costs nothing.
     public init(_ variant: Variant) {
         self.variant = variant
-        self.table = (0...255).map { CRC16.tableEntry(for: UInt8($0), variant: variant) }
+        self.tables = CRC16Tables.shared(polynomial: variant.polynomial, reflected: variant.reflected)
     }
 
     /// The CRC of `bytes`.
+    @inlinable
     public func checksum(_ bytes: some Sequence<UInt8>) -> UInt16 {
         finalize(update(variant.initialValue, with: bytes))
     }
 
     /// Feeds `bytes` into a running register value (start from `variant.initialValue`).
+    /// Contiguous bytes (arrays, slices, buffers) take the sliced-by-8 path.
+    @inlinable
     public func update(_ register: UInt16, with bytes: some Sequence<UInt8>) -> UInt16 {
-        update(register, with: bytes) { _ in }
-    }
-
-    /// Feeds `bytes` into a running register value, handing `eachRegister` the register
-    /// after every byte (the frame decoder keeps them for range checksums).
-    func update(
-        _ register: UInt16, with bytes: some Sequence<UInt8>, eachRegister: (UInt16) -> Void
-    ) -> UInt16 {
-        var crc = register
-        table.withUnsafeBufferPointer { table in
-            if variant.reflected {
-                for byte in bytes {
-                    crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
-                    eachRegister(crc)
-                }
-            } else {
-                for byte in bytes {
-                    crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
-                    eachRegister(crc)
-                }
-            }
+        if let crc = bytes.withContiguousStorageIfAvailable({ tables.update(register, with: $0) }) {
+            return crc
         }
+        var crc = register
+        for byte in bytes { crc = tables.update(crc, with: byte) }
         return crc
     }
 
     /// Applies the final XOR to a register value fed with ``update(_:with:)``.
+    @inlinable
     public func finalize(_ register: UInt16) -> UInt16 {
         register ^ variant.finalXOR
-    }
-
-    private static func tableEntry(for index: UInt8, variant: Variant) -> UInt16 {
-        if variant.reflected {
-            let polynomial = variant.polynomial.bitReversed
-            var crc = UInt16(index)
-            for _ in 0..<8 {
-                crc = crc & 1 == 1 ? (crc >> 1) ^ polynomial : crc >> 1
-            }
-            return crc
-        } else {
-            var crc = UInt16(index) << 8
-            for _ in 0..<8 {
-                crc = crc & 0x8000 != 0 ? (crc << 1) ^ variant.polynomial : crc << 1
-            }
-            return crc
-        }
     }
 }
 

@@ -41,8 +41,11 @@ public struct Frame: Sendable, Hashable {
         bytes.append(UInt8(truncatingIfNeeded: data.count >> 8))
         bytes.append(UInt8(truncatingIfNeeded: data.count))
         bytes.append(contentsOf: data)
-        let crc = CRC16(profile.checksum).checksum(bytes[1...])
-        bytes.append(contentsOf: crc.bytes(profile.checksumByteOrder))
+        let crc = CRC16(profile.checksum)
+        let checksum = bytes.withUnsafeBufferPointer { crc.checksum(UnsafeBufferPointer(rebasing: $0[1...])) }
+        let (first, second) = checksum.bytes(profile.checksumByteOrder)
+        bytes.append(first)
+        bytes.append(second)
         return bytes
     }
 }
@@ -69,10 +72,11 @@ public enum FrameEncodingError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 extension UInt16 {
-    func bytes(_ order: FrameProfile.ChecksumByteOrder) -> [UInt8] {
+    /// The two bytes in wire order.
+    func bytes(_ order: FrameProfile.ChecksumByteOrder) -> (UInt8, UInt8) {
         let high = UInt8(truncatingIfNeeded: self >> 8)
         let low = UInt8(truncatingIfNeeded: self)
-        return order == .bigEndian ? [high, low] : [low, high]
+        return order == .bigEndian ? (high, low) : (low, high)
     }
 
     init(_ first: UInt8, _ second: UInt8, order: FrameProfile.ChecksumByteOrder) {

@@ -26,10 +26,11 @@
 ///   frame (``hasIncompleteFrame``) has received nothing for the profile's
 ///   ``FrameProfile/incompleteFrameTimeout``, and goes on decoding.
 ///
-/// Time and memory are linear in the input whatever it holds: judging a candidate costs the
-/// same at any length (``CRC16RangeChecksum``), and giving up one STX moves no bytes.
-/// Memory is fixed: a buffer of two maximum-size frames, a running CRC register per
-/// buffered byte and a table of one entry per byte of the longest frame (about 8 kB for
+/// Time and memory are linear in the input whatever it holds: each byte goes through the
+/// CRC once, when a decision first needs it, judging a candidate costs the same at any
+/// length (``CRC16RangeChecksum``), and giving up one STX moves no bytes.
+/// Memory is fixed: a buffer of two maximum-size frames, a CRC register for every eighth
+/// buffered byte and a table of one entry per byte of the longest frame (about 5 kB for
 /// the VPOS3356 profile), all allocated once, so feeding chunks allocates nothing in
 /// steady state (only a decoded frame's DATA is a new array). Consumed bytes and their
 /// registers are wiped, since frames carry card data.
@@ -59,16 +60,30 @@ public struct FrameDecoder: Sendable {
     public private(set) var statistics = Statistics()
 
     private let checksums: CRC16RangeChecksum
-    /// Bytes received and not yet consumed are `buffer[start...]`: the current candidate
-    /// frame, empty or starting with STX, never longer than one maximum-size frame. Consumed
-    /// bytes before `start` are zeros; they are dropped when the buffer is full or empty.
+    /// The profile's fields the hot path reads, kept apart from its checksum variant's name.
+    private let startByte: UInt8
+    private let maximumDataLength: Int
+    private let checksumByteOrder: FrameProfile.ChecksumByteOrder
+    /// Bytes received and not yet consumed are `buffer[start..<end]`: the current candidate
+    /// frame, empty or starting with STX, never longer than one maximum-size frame. The
+    /// buffer has a fixed size; consumed bytes are zeros, and the candidate moves to the
+    /// front when the next chunk does not fit behind it.
     private var buffer: [UInt8]
-    /// `registers[i]`: the CRC register after `buffer[...i]`, fed from zero at some earlier
-    /// byte (the origin moves when the buffer is compacted; range checksums need only the
-    /// difference between two registers, so any common origin serves).
-    private var registers: [UInt16]
     private var start = 0
-    /// The buffers' fixed size: two maximum-size frames.
+    private var end = 0
+    /// `checkpoints[k]`: the CRC register before `buffer[8k]`, fed from some earlier origin
+    /// (range checksums need only the difference between two registers, so any common
+    /// origin serves); valid from the candidate's start through `fed`.
+    private var checkpoints: [UInt16]
+    /// Bytes are fed to the CRC when a decision needs a register beyond those fed so far, so
+    /// each byte is fed once, in long runs: `buffer[..<fed]` have been, `start <= fed <= end`.
+    private var fed = 0
+    /// The register before `buffer[fed]`.
+    private var fedRegister: UInt16 = 0
+    /// The register before `buffer[start]` (the bytes before `start` are wiped, so the
+    /// register there cannot be computed from a checkpoint).
+    private var startRegister: UInt16 = 0
+    /// The buffer's fixed size: two maximum-size frames.
     private let bufferLimit: Int
     /// Stream offset of `buffer[start]` (or of the next byte when the candidate is empty).
     private var candidateOffset = 0
@@ -80,14 +95,17 @@ public struct FrameDecoder: Sendable {
     public init(profile: FrameProfile = .vpos3356) {
         self.profile = profile
         self.checksums = CRC16RangeChecksum(profile.checksum, longestRange: profile.maximumFrameLength)
+        self.startByte = profile.startByte
+        self.maximumDataLength = profile.maximumDataLength
+        self.checksumByteOrder = profile.checksumByteOrder
         self.bufferLimit = 2 * profile.maximumFrameLength
-        self.buffer = []
-        self.buffer.reserveCapacity(bufferLimit)
-        self.registers = []
-        self.registers.reserveCapacity(bufferLimit)
+        self.buffer = [UInt8](repeating: 0, count: bufferLimit)
+        self.checkpoints = [UInt16](
+            repeating: 0, count: bufferLimit / CRC16RangeChecksum.checkpointInterval + 1)
     }
 
     /// Feeds one chunk and reports every frame and damaged region it completes.
+    @inlinable
     public mutating func decode(_ chunk: some Collection<UInt8>, _ handler: (Event) -> Void) {
         let done: Void? = chunk.withContiguousStorageIfAvailable { decode(contiguous: $0, handler) }
         if done == nil {
@@ -95,14 +113,14 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// The decoder's one code path, over contiguous bytes: it stays fast when called from
-    /// other modules, where the generic entry point is not specialized.
-    private mutating func decode(contiguous chunk: UnsafeBufferPointer<UInt8>, _ handler: (Event) -> Void) {
+    /// The decoder's one code path, over contiguous bytes.
+    @usableFromInline
+    mutating func decode(contiguous chunk: UnsafeBufferPointer<UInt8>, _ handler: (Event) -> Void) {
         statistics.bytesReceived += chunk.count
         var index = 0
         while index < chunk.count {
             if candidateCount == 0 {
-                guard let stx = chunk[index...].firstIndex(of: profile.startByte) else {
+                guard let stx = chunk[index...].firstIndex(of: startByte) else {
                     skipArriving(chunk.count - index, handler)
                     return
                 }
@@ -159,7 +177,7 @@ public struct FrameDecoder: Sendable {
 
     // MARK: - State machine
 
-    private var candidateCount: Int { buffer.count - start }
+    private var candidateCount: Int { end - start }
     private var declaredDataLength: Int { Int(buffer[start + 3]) << 8 | Int(buffer[start + 4]) }
     private var declaredFrameLength: Int { declaredDataLength + FrameProfile.overhead }
 
@@ -171,8 +189,8 @@ public struct FrameDecoder: Sendable {
     /// Decides about the candidate as far as its bytes allow, rescanning after rejections.
     private mutating func settle(_ handler: (Event) -> Void) {
         while candidateCount > 0 {
-            if buffer[start] != profile.startByte {
-                let skipped = (buffer[start...].firstIndex(of: profile.startByte) ?? buffer.count) - start
+            if buffer[start] != startByte {
+                let skipped = (buffer[start..<end].firstIndex(of: startByte) ?? end) - start
                 let noiseStart = candidateOffset
                 consume(skipped)
                 noteNoise(noiseStart..<candidateOffset, handler)
@@ -180,10 +198,10 @@ public struct FrameDecoder: Sendable {
             }
             guard candidateCount >= FrameProfile.headerLength else { return }
             let dataLength = declaredDataLength
-            guard dataLength <= profile.maximumDataLength else {
+            guard dataLength <= maximumDataLength else {
                 statistics.lengthErrors += 1
                 reject(
-                    reason: .lengthOutOfRange(declared: dataLength, maximum: profile.maximumDataLength),
+                    reason: .lengthOutOfRange(declared: dataLength, maximum: maximumDataLength),
                     length: FrameProfile.headerLength, handler)
                 continue
             }
@@ -192,8 +210,8 @@ public struct FrameDecoder: Sendable {
             // The checksum covers MAIN through the last DATA byte: buffer[start + 1 ..< checksumAt].
             let checksumAt = start + frameLength - 2
             let computed = checksums.checksum(
-                registerAtStart: registers[start], registerAtEnd: registers[checksumAt - 1], length: frameLength - 3)
-            let received = UInt16(buffer[checksumAt], buffer[checksumAt + 1], order: profile.checksumByteOrder)
+                registerAtStart: register(at: start + 1), registerAtEnd: register(at: checksumAt), length: frameLength - 3)
+            let received = UInt16(buffer[checksumAt], buffer[checksumAt + 1], order: checksumByteOrder)
             guard computed == received else {
                 statistics.checksumErrors += 1
                 reject(reason: .checksumMismatch(computed: computed, received: received), length: frameLength, handler)
@@ -250,47 +268,96 @@ public struct FrameDecoder: Sendable {
         handler(.damage(FrameDamage(offset: noise.lowerBound, length: noise.count, reason: .noise)))
     }
 
-    /// Appends bytes to the candidate, first moving it to the front when the buffer is full.
+    /// Appends bytes to the candidate, first moving it to the front when they do not fit.
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if buffer.count + bytes.count > bufferLimit {
+        if end + bytes.count > bufferLimit {
             compact()
         }
-        buffer.append(contentsOf: bytes)
-        checksums.appendRegisters(over: bytes, to: &registers)
+        let at = end
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress, let source = bytes.baseAddress else { return }
+            (base + at).update(from: source, count: bytes.count)
+        }
+        end += bytes.count
     }
 
-    /// Moves the candidate and its registers to the front (registers stay valid: a range
-    /// checksum needs only their differences), wiping what it leaves behind. A candidate is
-    /// at most one maximum-size frame in a buffer of two, so each byte moves at most once
-    /// for every maximum-size frame consumed before it.
+    /// The CRC register before `buffer[position]`, for `start <= position <= end`: from the
+    /// checkpoint at or before it, or from `start` when that is nearer, after feeding the
+    /// bytes up to `position` if they have not been yet.
+    private mutating func register(at position: Int) -> UInt16 {
+        if position >= fed {
+            let (from, checksums, register) = (fed, checksums, fedRegister)
+            fedRegister = buffer.withUnsafeBufferPointer { buffer in
+                checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+                    guard let base = checkpoints.baseAddress else { return register }
+                    return checksums.feed(
+                        UnsafeBufferPointer(rebasing: buffer[from..<position]), at: from, continuing: register,
+                        checkpoints: base)
+                }
+            }
+            fed = position
+            return fedRegister
+        }
+        let checkpoint = position - position % CRC16RangeChecksum.checkpointInterval
+        let (origin, register) =
+            checkpoint <= start
+            ? (start, startRegister) : (checkpoint, checkpoints[checkpoint / CRC16RangeChecksum.checkpointInterval])
+        return buffer.withUnsafeBufferPointer { buffer in
+            checksums.advance(register, over: UnsafeBufferPointer(rebasing: buffer[origin..<position]))
+        }
+    }
+
+    /// Moves the candidate towards the front by a multiple of the checkpoint interval, so its
+    /// checkpoints move with it by whole entries and stay valid, wiping what it leaves
+    /// behind. A candidate is at most one maximum-size frame in a buffer of two, so each byte
+    /// moves at most once for every maximum-size frame consumed before it.
     private mutating func compact() {
-        let count = candidateCount
-        buffer.withUnsafeMutableBufferPointer { Self.moveToFront(from: start, count: count, in: $0) }
-        registers.withUnsafeMutableBufferPointer { Self.moveToFront(from: start, count: count, in: $0) }
-        buffer.removeLast(buffer.count - count)
-        registers.removeLast(registers.count - count)
-        start = 0
+        let interval = CRC16RangeChecksum.checkpointInterval
+        let shift = start - start % interval
+        guard shift > 0 else { return }
+        let (from, through, fedThrough) = (start, end, fed)
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            Self.move(buffer, range: from..<through, by: shift)
+        }
+        checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+            Self.move(checkpoints, range: (from / interval)..<(fedThrough / interval + 1), by: shift / interval)
+        }
+        start -= shift
+        end -= shift
+        fed -= shift
     }
 
-    private static func moveToFront<Element: FixedWidthInteger>(
-        from offset: Int, count: Int, in buffer: UnsafeMutableBufferPointer<Element>
+    /// Moves `range` of `buffer` down by `shift` elements and zeros the elements it vacates.
+    private static func move<Element: FixedWidthInteger>(
+        _ buffer: UnsafeMutableBufferPointer<Element>, range: Range<Int>, by shift: Int
     ) {
-        guard offset > 0, let base = buffer.baseAddress else { return }
-        base.update(from: base + offset, count: count)
-        (base + count).update(repeating: 0, count: buffer.count - count)
+        guard let base = buffer.baseAddress else { return }
+        (base + range.lowerBound - shift).update(from: base + range.lowerBound, count: range.count)
+        let vacated = max(range.lowerBound, range.upperBound - shift)..<range.upperBound
+        (base + vacated.lowerBound).update(repeating: 0, count: vacated.count)
     }
 
-    /// Drops the first `count` candidate bytes, wiping them and their registers.
+    /// Drops the first `count` candidate bytes, wiping them and the checkpoints no longer
+    /// needed.
     private mutating func consume(_ count: Int) {
         guard count > 0 else { return }
-        buffer.withUnsafeMutableBufferPointer { $0[start..<(start + count)].update(repeating: 0) }
-        registers.withUnsafeMutableBufferPointer { $0[start..<(start + count)].update(repeating: 0) }
+        let interval = CRC16RangeChecksum.checkpointInterval
+        let range = start..<(start + count)
+        startRegister = range.upperBound == end ? 0 : register(at: range.upperBound)
+        buffer.withUnsafeMutableBufferPointer { $0[range].update(repeating: 0) }
         start += count
         candidateOffset += count
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            registers.removeAll(keepingCapacity: true)
+        if start == end {
+            let used = 0...(fed / interval)
+            checkpoints.withUnsafeMutableBufferPointer { $0[used].update(repeating: 0) }
             start = 0
+            end = 0
+            fed = 0
+            fedRegister = 0
+            startRegister = 0
+        } else {
+            let passed = (range.lowerBound / interval)..<(start / interval)
+            checkpoints.withUnsafeMutableBufferPointer { $0[passed].update(repeating: 0) }
         }
     }
 
