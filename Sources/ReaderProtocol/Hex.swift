@@ -28,6 +28,11 @@ public enum HexText {
         }
     }
 
+    /// `bytes` as upper-case hex, `separator` between bytes: `02 C0 01`.
+    public static func string(_ bytes: some Sequence<UInt8>, separator: String = " ") -> String {
+        bytes.map(\.hexByte).joined(separator: separator)
+    }
+
     /// The bytes `text` spells.
     public static func bytes(_ text: some StringProtocol) throws(Problem) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -45,9 +45,9 @@ struct APDUCommand: AsyncParsableCommand {
         }
         for (index, (command, response)) in zip(commands, responses).enumerated() {
             var fields = ReaderCommand.iccAPDU(command).fields(revealingCardData: output.reveal)
-                .reduce(into: [String: String]()) { $0["command." + $1.key.replacingOccurrences(of: "apdu.", with: "")] = $1.value }
+                .reduce(into: [String: String]()) { $0["command." + $1.key.replacing("apdu.", with: "")] = $1.value }
             for (key, value) in ResponseBody.apdu(response).fields(revealingCardData: output.reveal) {
-                fields["response." + key.replacingOccurrences(of: "apdu.", with: "")] = value
+                fields["response." + key.replacing("apdu.", with: "")] = value
             }
             if !output.json && index > 0 { print() }
             Output.print(fields, json: output.json)

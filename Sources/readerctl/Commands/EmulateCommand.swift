@@ -1,7 +1,11 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 struct EmulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,8 +42,7 @@ struct EmulateCommand: AsyncParsableCommand {
         let (adapter, name, duration) = (adapter, name, duration)
         try await BluetoothRun.perform { () throws(BluetoothError) in
             let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)
-            FileHandle.standardError.write(
-                Data("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n".utf8))
+            StandardStreams.writeError("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n")
             _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
             await peripheral.stop()
         }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CardReaderKit
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

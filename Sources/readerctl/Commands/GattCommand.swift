@@ -1,7 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
-import Foundation
+import ReaderProtocol
 
 struct GattCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,28 +68,42 @@ struct GattCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// The table as JSON: one object per attribute, values as hex.
+    private struct Attribute: Encodable {
+        var uuid: String
+        var name: String?
+        var primary: Bool?
+        var flags: [String]?
+        var value: String?
+        var characteristics: [Attribute]?
+        var descriptors: [Attribute]?
+
+        init(_ uuid: BluetoothUUID, flags: [String]? = nil, value: [UInt8]? = nil) {
+            self.uuid = uuid.uuidString
+            name = names[uuid.uuidString.lowercased()]
+            self.flags = flags
+            self.value = value.map { HexText.string($0, separator: "") }
+        }
+    }
+
+    private struct Table: Encodable {
+        var address: String
+        var name: String?
+        var services: [Attribute]
+    }
+
     private static func json(_ table: GattTable, device: BluetoothDeviceInfo) -> String {
-        func entry(_ uuid: BluetoothUUID, _ flags: [String]?, _ value: [UInt8]?) -> [String: Any] {
-            var object: [String: Any] = ["uuid": uuid.uuidString]
-            object["name"] = names[uuid.uuidString.lowercased()]
-            object["flags"] = flags
-            object["value"] = value.map { $0.map { String(format: "%02X", $0) }.joined() }
-            return object
-        }
-        let services: [[String: Any]] = table.services.map { service in
-            var object = entry(service.uuid, nil, nil)
-            object["primary"] = service.isPrimary
-            object["characteristics"] = service.characteristics.map { characteristic in
-                var object = entry(characteristic.uuid, characteristic.flags, characteristic.value)
-                object["descriptors"] = characteristic.descriptors.map { entry($0.uuid, $0.flags, $0.value) }
-                return object
+        let services = table.services.map { service in
+            var entry = Attribute(service.uuid)
+            entry.primary = service.isPrimary
+            entry.characteristics = service.characteristics.map { characteristic in
+                var entry = Attribute(characteristic.uuid, flags: characteristic.flags, value: characteristic.value)
+                entry.descriptors = characteristic.descriptors.map { Attribute($0.uuid, flags: $0.flags, value: $0.value) }
+                return entry
             }
-            return object
+            return entry
         }
-        var root: [String: Any] = ["address": device.address, "services": services]
-        root["name"] = device.name
-        let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return Output.json(Table(address: device.address, name: device.name, services: services))
     }
 
     private static func label(_ uuid: BluetoothUUID) -> String {
@@ -99,7 +113,7 @@ struct GattCommand: AsyncParsableCommand {
     /// Hex; a one-byte value also in decimal (e.g. a battery level); longer values also as
     /// text when every byte is printable ASCII.
     private static func rendered(_ value: [UInt8]) -> String {
-        let hex = value.map { String(format: "%02X", $0) }.joined(separator: " ")
+        let hex = HexText.string(value)
         if value.count == 1 { return "\(hex)  (\(value[0]))" }
         guard !value.isEmpty, value.allSatisfy({ (0x20...0x7E).contains($0) }) else { return hex.isEmpty ? "(empty)" : hex }
         return "\(hex)  \"\(String(decoding: value, as: UTF8.self))\""

@@ -1,7 +1,11 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,10 +67,9 @@ struct ScanCommand: AsyncParsableCommand {
             var fields = ["address": device.address]
             fields["name"] = device.name
             fields["rssi"] = rssi
-            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
-            return String(decoding: data, as: UTF8.self)
+            return Output.json(fields)
         }
-        let name = (device.name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)
+        let name = (device.name ?? "(no name)").padded(to: 20)
         return "\(name) \(device.address)  RSSI \(rssi.map { "\($0) dBm" } ?? "—")"
     }
 }

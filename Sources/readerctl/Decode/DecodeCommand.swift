@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ReaderProtocol
 
 struct DecodeCommand: ParsableCommand {
@@ -61,7 +65,7 @@ struct DecodeCommand: ParsableCommand {
             // What came before a malformed line is reported, then the line.
             decoder.finish(report)
             if let failure {
-                FileHandle.standardError.write(Data("readerctl decode: \(failure)\n".utf8))
+                StandardStreams.writeError("readerctl decode: \(failure)\n")
                 status = ExitStatus.unreadableInput
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReaderProtocol
 
 /// Prints decoded records: aligned text for a person, or JSON Lines for a script.

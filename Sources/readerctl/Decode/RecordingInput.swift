@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReaderProtocol
 
 /// Reads a recording — the text format, or a btsnoop capture — from a path, or from
@@ -14,9 +14,9 @@ enum RecordingInput {
     /// recording is parsed line by line, so a malformed line stops it after the packets
     /// before it were handed over.
     static func forEachPacket(in source: String, _ body: (RecordedPacket) -> Void) throws(Failure) {
-        let data: Data
+        let bytes: [UInt8]
         if source == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            bytes = StandardStreams.readInput()
         } else {
             guard FileManager.default.fileExists(atPath: source) else {
                 throw Failure(source: source, reason: "no such file")
@@ -24,9 +24,8 @@ enum RecordingInput {
             guard let contents = FileManager.default.contents(atPath: source) else {
                 throw Failure(source: source, reason: "cannot be read (permissions, or a directory?)")
             }
-            data = contents
+            bytes = [UInt8](contents)
         }
-        let bytes = [UInt8](data)
         if BTSnoopFile.isBTSnoop(bytes) {
             do {
                 try ReaderATTTraffic.packets(in: try BTSnoopFile(bytes: bytes)).forEach(body)
@@ -35,7 +34,7 @@ enum RecordingInput {
             }
             return
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw Failure(source: source, reason: "is neither a text recording nor a btsnoop capture")
         }
         var number = 0

@@ -1,6 +1,10 @@
 import ArgumentParser
 import BLETransport
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Runs Bluetooth work that ends on its own or with Ctrl-C (a normal stop, exit 0); a
 /// BlueZ failure is printed and exits with the link status.
@@ -17,7 +21,7 @@ enum BluetoothRun {
         }
         interrupt.cancels(task)
         if let error = await task.value {
-            FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
+            StandardStreams.writeError("readerctl: \(error)\n")
             throw ExitStatus.linkLost
         }
     }

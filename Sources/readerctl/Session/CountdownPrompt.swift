@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// "Swipe a card… 27 s left" on standard error, counting down once a second on a terminal;
 /// a single line when standard error is not a terminal.
@@ -11,15 +15,15 @@ struct CountdownPrompt {
         let message = message
         let seconds = Int(limit.components.seconds)
         guard isatty(STDERR_FILENO) == 1 else {
-            FileHandle.standardError.write(Data("\(message) (\(seconds) s)\n".utf8))
+            StandardStreams.writeError("\(message) (\(seconds) s)\n")
             return Task {}
         }
         return Task {
             for left in stride(from: seconds, through: 1, by: -1) {
-                FileHandle.standardError.write(Data("\r\(message) \(left) s left \u{1B}[K".utf8))
+                StandardStreams.writeError("\r\(message) \(left) s left \u{1B}[K")
                 guard (try? await Task.sleep(for: .seconds(1))) != nil else { break }
             }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            StandardStreams.writeError("\r\u{1B}[K")
         }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardReaderKit
-import Foundation
+import FoundationEssentials
 
 /// What the emulated reader holds and does: `--card` and `--scenario`.
 struct EmulatedReaderOptions: ParsableArguments {

@@ -1,6 +1,10 @@
 import BLETransport
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Turns Ctrl-C into Swift task cancellation, so the operation sends CANCEL to the reader
 /// and ends cleanly. A second Ctrl-C exits at once.
@@ -28,7 +32,7 @@ final class InterruptSignal {
             var byte: UInt8 = 0
             guard read(readEnd, &byte, 1) == 1 else { return }
             guard target.interrupt() else { exit(130) }
-            FileHandle.standardError.write(Data("\ncancelling… (Ctrl-C again to quit at once)\n".utf8))
+            StandardStreams.writeError("\ncancelling… (Ctrl-C again to quit at once)\n")
         }
         source.resume()
         self.source = source

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CardReaderKit
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 
 /// Runs one operation against the chosen reader: connect, operate, disconnect. Ctrl-C
@@ -41,7 +45,7 @@ enum ReaderRun {
     }
 
     static func report(_ error: CardReaderError, json: Bool) {
-        FileHandle.standardError.write(Data("readerctl: \(error)\n".utf8))
+        StandardStreams.writeError("readerctl: \(error)\n")
         if json {
             Output.print(["error": ExitStatus.identifier(error), "message": error.description], json: true)
         }

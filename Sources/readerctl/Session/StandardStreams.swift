@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Standard error and standard input, unbuffered, without Foundation.
+enum StandardStreams {
+    /// Writes `text` to standard error at once (prompts, errors, progress).
+    static func writeError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(STDERR_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+
+    /// Everything on standard input, up to its end.
+    static func readInput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return bytes
+            }
+        }
+    }
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters (never cut).
+    func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
