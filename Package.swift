@@ -44,9 +44,9 @@ let package = Package(
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"]),
-        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit"]),
+        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit", "BLETransport"]),
         .testTarget(name: "readerctlTests"),
-        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit"]),
+        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,7 +30,7 @@ let package = Package(
         .executableTarget(
             name: "SoakBenchmark",
             dependencies: [
-                .product(name: "CardReaderKit", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
+                .product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
             ]
         ),
         .executableTarget(

@@ -7,7 +7,7 @@ import Testing
         try await withBus { _, client, _ in
             let session = BluetoothSession(connection: client)
             let error = await #expect(throws: BluetoothError.self) { try await session.adapter() }
-            #expect(error?.code == "bluetoothd-not-running")
+            #expect(error?.code.rawValue == "bluetoothd-not-running")
         }
     }
 

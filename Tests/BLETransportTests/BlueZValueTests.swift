@@ -66,9 +66,29 @@ import Testing
     ])
     func noOwnerForOrgBluezIsBluetoothdNotRunning(name: String) {
         let error = BluetoothError(.remote(name: name, message: "m"), operation: "reading BlueZ objects")
-        #expect(error.code == "bluetoothd-not-running")
+        #expect(error.code.rawValue == "bluetoothd-not-running")
         let other = BluetoothError(.remote(name: "org.bluez.Error.Failed", message: "m"), operation: "connecting")
-        #expect(other.code == "org.bluez.Error.Failed")
+        #expect(other.code.rawValue == "org.bluez.Error.Failed")
+    }
+
+    /// BlueZ's documented reasons for a failed Connect (org.bluez.Device1 docs, src/error.h)
+    /// become their own codes when the message is exactly the reason; any other message,
+    /// even one containing a reason, keeps the error name. Only aborted attempts and
+    /// InProgress are worth another Connect.
+    @Test func bluezConnectFailureReasonsAreCodesMatchedWhole() {
+        func code(_ name: String, _ message: String) -> LinkError.Code {
+            LinkError.Code(dbusErrorName: name, message: message)
+        }
+        #expect(code("org.bluez.Error.Failed", "le-connection-abort-by-local").rawValue == "le-connection-abort-by-local")
+        #expect(code("org.bluez.Error.Failed", "le-connection-abort-by-remote").rawValue == "le-connection-abort-by-remote")
+        #expect(code("org.bluez.Error.Failed", "le-connection-timeout").rawValue == "le-connection-timeout")
+        #expect(code("org.bluez.Error.Failed", "Software caused connection abort").rawValue == "connection-aborted")
+        #expect(code("org.bluez.Error.Failed", "not le-connection-abort-by-local").rawValue == "org.bluez.Error.Failed")
+        #expect(code("org.bluez.Error.NotReady", "le-connection-abort-by-local").rawValue == "org.bluez.Error.NotReady")
+        #expect(code("org.bluez.Error.InProgress", "Operation already in progress").isTransientConnectFailure)
+        #expect(code("org.bluez.Error.Failed", "le-connection-abort-by-local").isTransientConnectFailure)
+        #expect(!code("org.bluez.Error.Failed", "le-connection-timeout").isTransientConnectFailure)
+        #expect(!code("org.bluez.Error.Failed", "Input/output error").isTransientConnectFailure)
     }
 
     @Test func writesAreCutAtMTUMinusThree() {
@@ -100,14 +120,13 @@ import Testing
     @Test func dbusErrorsMapToTypedBluetoothErrorsKeepingTheirNames() {
         let absent = BluetoothError(
             .remote(name: DBusErrorName.serviceUnknown, message: "The name org.bluez was not provided"), operation: "x")
-        #expect(absent.code == "bluetoothd-not-running")
+        #expect(absent.code.rawValue == "bluetoothd-not-running")
         let failed = BluetoothError(
             .remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"), operation: "Connect")
-        #expect(failed.errorName == "org.bluez.Error.Failed")
-        #expect(failed.code == "org.bluez.Error.Failed")
+        #expect(failed.code.rawValue == "le-connection-abort-by-local")
         #expect(failed.description == "Connect failed: org.bluez.Error.Failed: le-connection-abort-by-local")
         #expect(BluetoothError(.cancelled, operation: "x") == .cancelled)
-        #expect(BluetoothError.linkLost(.bluetoothdRestarted(newOwner: ":1.9")).code == "bluetoothd-restarted")
+        #expect(BluetoothError.linkLost(.bluetoothdRestarted(newOwner: ":1.9")).code.rawValue == "bluetoothd-restarted")
         #expect(BluetoothError.noSuchAdapter("hci9", available: ["hci0"]).description == "no Bluetooth adapter named hci9 (adapters: hci0)")
     }
 

@@ -101,7 +101,7 @@ struct DBusLibraryTests {
         let failure = DBusLibraryError(library: "libdbus-1.so.3", source: .default, reason: .notLoadable, detail: "")
         let bluetooth = BluetoothError(DBusError.libraryUnavailable(failure), operation: "connecting")
         #expect(bluetooth == .dbusLibraryUnavailable(failure))
-        #expect(bluetooth.code == "dbus-library-unavailable")
+        #expect(bluetooth.code.rawValue == "dbus-library-unavailable")
         #expect(bluetooth.description == failure.description)
         #expect(failure.description.hasPrefix("Bluetooth needs the D-Bus library libdbus-1.so.3, which could not be loaded;"))
     }

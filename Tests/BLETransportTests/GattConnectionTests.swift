@@ -43,12 +43,12 @@ import Testing
         let missing = await #expect(throws: BluetoothError.self) {
             try await connection.characteristic("2a19", inService: "180f")
         }
-        #expect(missing?.code == "missing-attribute")
+        #expect(missing?.code.rawValue == "missing-attribute")
 
         // The peripheral goes away: Connected false ends notifications and later writes.
         try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
         #expect(await iterator.next() == nil)
-        #expect(await connection.linkLoss?.code == "remote-disconnected")
+        #expect(await connection.linkLoss?.code.rawValue == "remote-disconnected")
         await #expect(throws: BluetoothError.linkLost(.remoteDisconnected("VPOS3356-1A2B (00:AA:01:00:00:23)"))) {
             try await connection.write([1], to: receive)
         }
@@ -73,8 +73,8 @@ import Testing
         try await reader.stuckWrite.wait()
         await fake.connection.close()  // org.bluez loses its owner
         let error = try await within(5, "the stuck write ending") { await stuck.value }
-        #expect(error?.code == "bluetoothd-restarted")
-        #expect(await connection.linkLoss?.code == "bluetoothd-restarted")
+        #expect(error?.code.rawValue == "bluetoothd-restarted")
+        #expect(await connection.linkLoss?.code.rawValue == "bluetoothd-restarted")
         await connection.disconnect()
         await session.close()
     }
@@ -116,7 +116,7 @@ import Testing
         let error = await #expect(throws: BluetoothError.self) {
             try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .milliseconds(300))
         }
-        #expect(error?.code == "timeout")
+        #expect(error?.code.rawValue == "timeout")
         #expect(ContinuousClock.now - start < .seconds(10))  // the 300 ms deadline, not a hang
         #expect(fake.recorded("Disconnect").count == 1)  // the pending connection is cancelled
         await session.close()

@@ -80,7 +80,7 @@ struct BlueZIntegrationTests {
         let missing = await #expect(throws: BluetoothError.self) {
             try await connection.characteristic("2a00", inService: "1234")
         }
-        #expect(missing?.code == "missing-attribute")
+        #expect(missing?.code.rawValue == "missing-attribute")
         await connection.disconnect()
         await session.close()
         }
@@ -152,7 +152,7 @@ struct BlueZIntegrationTests {
             await reader.disconnect()
             return
         }
-        #expect(["remote-disconnected", "device-removed", "gatt-services-removed"].contains(reason.code))
+        #expect(["remote-disconnected", "device-removed", "gatt-services-removed"].contains(reason.code.rawValue))
         #expect(ContinuousClock.now - start < .seconds(15))
         let states = await reader.stateUpdates()
         _ = try await within(.seconds(5), "the reader state becoming lost") {
@@ -183,7 +183,7 @@ struct BlueZIntegrationTests {
             Issue.record("expected a drop reason, got \(event)")
             return
         }
-        #expect(kill ? reason.code == "bluetoothd-restarted" : ["bluetoothd-restarted", "remote-disconnected"].contains(reason.code))
+        #expect(kill ? reason.code.rawValue == "bluetoothd-restarted" : ["bluetoothd-restarted", "remote-disconnected"].contains(reason.code.rawValue))
         // Without a reconnection policy the reader stays down until connect() is called.
         await #expect(throws: CardReaderError.notConnected) { try await reader.info() }
 
@@ -347,7 +347,7 @@ struct BlueZIntegrationTests {
             return false
         }
         if case .disconnected(let reason?) = event {
-            #expect(reasons.contains(reason.code), "\(reason)")
+            #expect(reasons.contains(reason.code.rawValue), "\(reason)")
         } else {
             Issue.record("expected a drop reason, got \(event)")
         }

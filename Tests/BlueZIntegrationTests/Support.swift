@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Foundation
 import Logging

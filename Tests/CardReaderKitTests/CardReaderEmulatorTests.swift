@@ -200,7 +200,7 @@ struct CardReaderEmulatorTests {
             Issue.record("expected a disconnection with a reason")
             return
         }
-        #expect(reason.code == "reader-reset")
+        #expect(reason.code.rawValue == "reader-reset")
     }
 
     /// A notification of the answer is corrupted: the host's decoder drops the frame, the

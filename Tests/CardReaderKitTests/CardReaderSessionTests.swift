@@ -1,3 +1,4 @@
+import BLETransport
 import Testing
 import CardReaderKit
 import ReaderProtocol
@@ -98,7 +99,7 @@ import ReaderProtocol
         var events = await reader.events().makeAsyncIterator()
         let swipe = Task { try await reader.readMagneticStripe() }
         _ = try await scripted.nextCommand()
-        let reason = LinkDropReason(code: "remote-disconnected", detail: "the reader went away")
+        let reason = LinkError(.remoteDisconnected, "the reader went away")
         await scripted.drop(reason)
         await #expect(throws: CardReaderError.linkLost(reason)) { try await swipe.value }
         #expect(await events.next() == .disconnected(reason))

@@ -1,3 +1,4 @@
+import BLETransport
 import Testing
 import CardReaderKit
 import ReaderProtocol
@@ -10,7 +11,7 @@ struct ConnectionLifecycleTests {
     let scripted = ScriptedReader()
     let control = ConnectorControl()
     let clock = ManualClock()
-    static let drop = LinkDropReason(code: "remote-disconnected", detail: "the reader went away")
+    static let drop = LinkError(.remoteDisconnected, "the reader went away")
     static let policy = ReconnectPolicy(
         maximumAttempts: 3, initialDelay: .seconds(1), maximumDelay: .seconds(8), multiplier: 2, jitter: 0,
         overallDeadline: .seconds(60))

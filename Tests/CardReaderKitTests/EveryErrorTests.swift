@@ -1,3 +1,4 @@
+import BLETransport
 import Testing
 import CardReaderKit
 import ReaderProtocol
@@ -47,14 +48,14 @@ struct EveryErrorTests {
                 Issue.record("expected connectionFailed, got \(error)")
                 return
             }
-            #expect(linkError.code == "connection-refused")
+            #expect(linkError.code.rawValue == "connection-refused")
         }
     }
 
     @Test func linkLost() async throws {
         let (reader, _) = try await reader(["drop-mid-frame=1"])
         await #expect(throws: CardReaderError.linkLost(
-            LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link mid-frame"))) {
+            LinkError(.emulatorDropped, "the emulated reader dropped the link mid-frame"))) {
             try await reader.info()
         }
     }
@@ -62,7 +63,7 @@ struct EveryErrorTests {
     @Test func writeFailed() async throws {
         let (reader, _) = try await reader(["refuse-write=1"])
         await #expect(throws: CardReaderError.writeFailed(
-            LinkError(code: "write-refused", detail: "the emulated reader refused the write (scenario)"))) {
+            LinkError(.writeRefused, "the emulated reader refused the write (scenario)"))) {
             try await reader.info()
         }
     }

@@ -1,3 +1,4 @@
+import BLETransport
 import Foundation
 import Testing
 import CardReaderKit
@@ -153,7 +154,7 @@ struct FaultMatrixTests {
             // The event is one notification at MTU 23: duplicating it duplicates the event.
             case .answerTwice, .notificationDuplicated: .events([inserted, inserted, removed])
             case .noise, .noiseWithFalseSTX, .falseSTXSplit: .events([inserted, removed])
-            case .linkLostMidFrame: .events([.disconnected(LinkDropReason(code: "reader-reset", detail: ""))])
+            case .linkLostMidFrame: .events([.disconnected(LinkError(.readerReset, ""))])
             default: .notApplicable
             }
         }
@@ -244,7 +245,7 @@ struct FaultMatrixTests {
             var events: [CardReaderEvent] = []
             for await event in stream {
                 if case .disconnected(let reason?) = event {
-                    events.append(.disconnected(LinkDropReason(code: reason.code, detail: "")))
+                    events.append(.disconnected(LinkError(reason.code, "")))
                     break
                 }
                 if case .resetScheduled = event { continue }
@@ -281,7 +282,7 @@ struct FaultMatrixTests {
                 Issue.record("\(cell): expected linkLost, got \(String(describing: error))")
                 return
             }
-            #expect(reason.code == "emulator-dropped")
+            #expect(reason.code.rawValue == "emulator-dropped")
         case .succeedsOrCancelled:
             #expect(result.isSuccess || error == .cancelled, "\(cell): \(String(describing: error))")
         case .endsTyped:

@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Synchronization
 

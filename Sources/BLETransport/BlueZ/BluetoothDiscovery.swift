@@ -43,7 +43,7 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
             try await session.call(
                 adapter.path, BlueZNames.adapterInterface, "StartDiscovery", timeout: .seconds(10),
                 operation: "StartDiscovery on \(adapter.name)")
-        } catch where error.errorName == BlueZNames.ErrorName.inProgress {
+        } catch where error.code == .inProgress {
             // This client's discovery is already running: keep using it.
         }
         session.logger.debug("discovery started", metadata: ["adapter": "\(adapter.name)", "filter": "\(filter.summary)"])

@@ -1,5 +1,6 @@
-/// Every failure of the BlueZ layer. BlueZ's own error replies keep their D-Bus error
-/// name (``errorName``), e.g. `org.bluez.Error.Failed` with `le-connection-abort-by-local`.
+/// Every failure of the BlueZ layer, each with its ``code``. BlueZ's own error replies
+/// keep their D-Bus error name and message (``bluez(operation:name:message:)``); their code
+/// is the name, or BlueZ's reason for a failed connection (``LinkError/Code``).
 public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Nobody owns `org.bluez` on the bus: bluetoothd is not running.
     case bluetoothdNotRunning(String)
@@ -15,8 +16,8 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case bluez(operation: String, name: String, message: String)
     /// A GATT service or characteristic the caller needs is not on the device.
     case missingAttribute(String)
-    /// The connection to the device ended (see ``BluetoothLinkLoss``).
-    case linkLost(BluetoothLinkLoss)
+    /// The connection to the device ended.
+    case linkLost(LinkError)
     /// The connection was closed by this side.
     case closed
     /// The D-Bus connection failed or was lost.
@@ -53,31 +54,24 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         DBusErrorName.spawnServiceNotFound,
     ]
 
-    /// The D-Bus error name behind the error, when BlueZ or the bus gave one.
-    public var errorName: String? {
-        if case .bluez(_, let name, _) = self { return name }
-        return nil
-    }
-
-    /// A stable identifier: the D-Bus error name for BlueZ errors, else e.g.
-    /// `bluetoothd-not-running`, `no-such-adapter`, `adapter-powered-off`,
-    /// `device-not-found`, `timeout`, `missing-attribute`, `dbus-library-unavailable`, or the
-    /// link loss code.
-    public var code: String {
+    /// What happened, as a stable identifier: for BlueZ's replies, the D-Bus error name or
+    /// BlueZ's reason (``LinkError/Code/init(dbusErrorName:message:)``); for a lost link, its
+    /// code.
+    public var code: LinkError.Code {
         switch self {
-        case .bluetoothdNotRunning: "bluetoothd-not-running"
-        case .noSuchAdapter: "no-such-adapter"
-        case .adapterPoweredOff: "adapter-powered-off"
-        case .deviceNotFound: "device-not-found"
-        case .timedOut: "timeout"
-        case .bluez(_, let name, _): name
-        case .missingAttribute: "missing-attribute"
+        case .bluetoothdNotRunning: .bluetoothdNotRunning
+        case .noSuchAdapter: .noSuchAdapter
+        case .adapterPoweredOff: .adapterPoweredOff
+        case .deviceNotFound: .deviceNotFound
+        case .timedOut: .timedOut
+        case .bluez(_, let name, let message): LinkError.Code(dbusErrorName: name, message: message)
+        case .missingAttribute: .missingAttribute
         case .linkLost(let loss): loss.code
-        case .closed: "closed"
-        case .bus: "dbus-failed"
-        case .dbusLibraryUnavailable(let error): error.code
-        case .cancelled: "cancelled"
-        case .unexpectedReply: "unexpected-reply"
+        case .closed: .notConnected
+        case .bus: .busFailed
+        case .dbusLibraryUnavailable: .dbusLibraryUnavailable
+        case .cancelled: .cancelled
+        case .unexpectedReply: .unexpectedReply
         }
     }
 
@@ -101,42 +95,4 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unexpectedReply(let detail): "unexpected reply from BlueZ: \(detail)"
         }
     }
-}
-
-/// Why a connection to a device ended without this side closing it.
-public struct BluetoothLinkLoss: Sendable, Hashable, CustomStringConvertible {
-    /// A stable identifier: `remote-disconnected`, `device-removed`,
-    /// `bluetoothd-restarted`, `gatt-services-removed` or `dbus-disconnected`.
-    public var code: String
-    public var detail: String
-
-    public init(code: String, detail: String) {
-        self.code = code
-        self.detail = detail
-    }
-
-    /// BlueZ reported `Connected` false.
-    public static func remoteDisconnected(_ device: String) -> BluetoothLinkLoss {
-        BluetoothLinkLoss(code: "remote-disconnected", detail: "\(device) disconnected (Device1.Connected is false)")
-    }
-    /// The device object vanished from BlueZ.
-    public static func deviceRemoved(_ device: String) -> BluetoothLinkLoss {
-        BluetoothLinkLoss(code: "device-removed", detail: "BlueZ removed \(device)")
-    }
-    /// `org.bluez` changed owner: every object and notification session is gone.
-    public static func bluetoothdRestarted(newOwner: String?) -> BluetoothLinkLoss {
-        BluetoothLinkLoss(
-            code: "bluetoothd-restarted",
-            detail: newOwner.map { "bluetoothd restarted (org.bluez is now \($0))" } ?? "bluetoothd stopped")
-    }
-    /// A characteristic this connection uses vanished (the peripheral changed its services).
-    public static func attributesRemoved(_ path: String) -> BluetoothLinkLoss {
-        BluetoothLinkLoss(code: "gatt-services-removed", detail: "BlueZ removed \(path)")
-    }
-    /// The D-Bus connection itself ended.
-    public static func busLost(_ reason: String) -> BluetoothLinkLoss {
-        BluetoothLinkLoss(code: "dbus-disconnected", detail: reason)
-    }
-
-    public var description: String { "\(code): \(detail)" }
 }

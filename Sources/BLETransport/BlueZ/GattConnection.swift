@@ -3,7 +3,7 @@
 ///
 /// The connection follows BlueZ's signals (subscribed before the first state is read):
 /// `Connected` going false, the device object vanishing, a characteristic in use
-/// vanishing, or `org.bluez` changing owner end it with a ``BluetoothLinkLoss``
+/// vanishing, or `org.bluez` changing owner end it with a ``LinkError``
 /// (``linkLoss``); calls in flight then fail at once with
 /// ``BluetoothError/linkLost(_:)`` and notification streams finish.
 public actor GattConnection {
@@ -14,7 +14,7 @@ public actor GattConnection {
     /// The device's properties, kept current.
     public private(set) var info: BluetoothDeviceInfo?
     /// Why the link ended, once it has ended on its own.
-    public private(set) var linkLoss: BluetoothLinkLoss?
+    public private(set) var linkLoss: LinkError?
 
     private var closed = false
     private var established = false
@@ -92,15 +92,7 @@ public actor GattConnection {
     /// Errors worth another `Connect`: an aborted LE connection, an operation in progress,
     /// a link that dropped while services were being resolved.
     static func isRetryable(_ error: BluetoothError) -> Bool {
-        switch error {
-        case .bluez(_, let name, let message):
-            return name == BlueZNames.ErrorName.inProgress
-                || (name == BlueZNames.ErrorName.failed
-                    && (message.contains("abort-by-local") || message.contains("le-connection-abort")
-                        || message.contains("Software caused connection abort")))
-        case .linkLost(let loss): return loss.code == "remote-disconnected"
-        default: return false
-        }
+        error.code.isTransientConnectFailure || error.code == .remoteDisconnected
     }
 
     private func connectCall(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
@@ -109,9 +101,9 @@ public actor GattConnection {
         do throws(BluetoothError) {
             try await perform(
                 BlueZNames.deviceInterface, "Connect", timeout: remaining, operation: "Connect to \(name)")
-        } catch where error.errorName == BlueZNames.ErrorName.alreadyConnected {
+        } catch where error.code == .alreadyConnected {
             return
-        } catch where error.errorName == DBusErrorName.noReply {
+        } catch where error.code == .noReply {
             throw .timedOut("connecting to \(name)", after: timeout)
         }
     }
@@ -242,7 +234,7 @@ public actor GattConnection {
     {
         guard let type = type ?? characteristic.defaultWriteType else {
             throw .bluez(
-                operation: "writing to \(characteristic.uuid)", name: BlueZNames.ErrorName.notSupported,
+                operation: "writing to \(characteristic.uuid)", name: LinkError.Code.notSupported.rawValue,
                 message: "the characteristic is not writable (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
         }
         await acquireWriteSlot()
@@ -265,7 +257,7 @@ public actor GattConnection {
                     [.bytes(chunk), .stringVariantDictionary(["type": .string(type.rawValue)])],
                     at: characteristic.path, timeout: .seconds(10), operation: "WriteValue to \(characteristic.uuid)")
                 return
-            } catch where error.errorName == BlueZNames.ErrorName.inProgress && attempt < Self.inProgressRetries {
+            } catch where error.code == .inProgress && attempt < Self.inProgressRetries {
                 await sleep(for: backoff, until: .now + backoff)
                 backoff = min(backoff * 2, .milliseconds(100))
             }
@@ -309,7 +301,7 @@ public actor GattConnection {
         wakeAll()
     }
 
-    private func lose(_ loss: BluetoothLinkLoss) {
+    private func lose(_ loss: LinkError) {
         guard linkLoss == nil, !closed else { return }
         linkLoss = loss
         session.logger.info("Bluetooth link lost", metadata: ["device": "\(name)", "reason": "\(loss.code)"])
@@ -348,7 +340,7 @@ public actor GattConnection {
                 if established { lose(.deviceRemoved(name)) }
                 wakeAll()
             } else if established, attributesInUse.contains(removed.objectPath) {
-                lose(.attributesRemoved(removed.objectPath.rawValue))
+                lose(.servicesRemoved(removed.objectPath.rawValue))
             }
         case .interfacesAdded:
             break
@@ -401,7 +393,7 @@ public actor GattConnection {
         let peerMayBeGone =
             switch error {
             case .bluetoothdNotRunning: true
-            case .bluez(_, let name, _): name == DBusErrorName.noReply
+            case .bluez: error.code == .noReply
             default: false
             }
         guard linkLoss == nil, peerMayBeGone else { return }

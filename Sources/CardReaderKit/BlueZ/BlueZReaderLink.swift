@@ -37,7 +37,7 @@ public actor BlueZReaderLink: ReaderLink {
                 continuation.yield(.notification(value))
             }
             if let loss = await connection.linkLoss {
-                continuation.yield(.dropped(LinkDropReason(code: loss.code, detail: loss.detail)))
+                continuation.yield(.dropped(loss))
             }
             continuation.finish()
         }
@@ -50,7 +50,7 @@ public actor BlueZReaderLink: ReaderLink {
 
     /// Writes one packet to RX, with response when RX supports it.
     public func write(_ packet: [UInt8]) async throws(LinkError) {
-        guard !closed else { throw LinkError(code: "not-connected", detail: "the link is closed") }
+        guard !closed else { throw LinkError(.notConnected, "the link is closed") }
         do throws(BluetoothError) {
             try await connection.write(packet, to: receive)
         } catch {
@@ -72,6 +72,6 @@ extension LinkError {
     /// A BlueZ failure as a link error: the code is BlueZ's D-Bus error name or the
     /// BlueZ layer's code (`bluetoothd-not-running`, `remote-disconnected`, …).
     public init(_ error: BluetoothError) {
-        self.init(code: error.code, detail: error.description)
+        self.init(error.code, error.description)
     }
 }

@@ -245,7 +245,7 @@ public actor EmulatedReaderPeripheral {
 
     /// The emulated reader dropped the link: drop the Bluetooth connection too. This runs in
     /// the pump, which ending the reader connection cancels: the central is disconnected first.
-    private func readerDropped(_ reason: LinkDropReason) async {
+    private func readerDropped(_ reason: LinkError) async {
         logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
         if let central {
             do throws(DBusError) {

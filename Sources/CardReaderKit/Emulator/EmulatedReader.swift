@@ -1,3 +1,4 @@
+import BLETransport
 import Logging
 
 /// The reader's side of the protocol, emulated: a VPOS3356-class reader with an optional
@@ -110,10 +111,10 @@ public actor EmulatedReader {
     /// (ATT MTU − 3: 20…244). One central at a time: a second is refused.
     public func connect(maximumNotificationLength: Int) throws(LinkError) -> Connection {
         guard connection == nil else {
-            throw LinkError(code: "connection-refused", detail: "the emulated reader already has a central connected")
+            throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
         }
         guard (20...244).contains(maximumNotificationLength) else {
-            throw LinkError(code: "invalid-mtu", detail: "the ATT MTU must be 23…247")
+            throw LinkError(.invalidMTU, "the ATT MTU must be 23…247")
         }
         connectionCount += 1
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
@@ -147,11 +148,11 @@ public actor EmulatedReader {
     /// One packet the host wrote to RX. Fails once that connection has ended.
     public func receive(_ packet: [UInt8], connection id: Int) throws(LinkError) {
         guard connection?.id == id else {
-            throw LinkError(code: "not-connected", detail: "the emulated reader's link is closed")
+            throw LinkError(.notConnected, "the emulated reader's link is closed")
         }
         writeCount += 1
         if scenario.refuseWrite?.contains(writeCount) == true {
-            throw LinkError(code: "write-refused", detail: "the emulated reader refused the write (scenario)")
+            throw LinkError(.writeRefused, "the emulated reader refused the write (scenario)")
         }
         var frames: [Frame] = []
         decoder.decode(packet) { event in
@@ -323,7 +324,7 @@ public actor EmulatedReader {
     private func perform(_ action: TimedAction) {
         switch action {
         case .idleTimeout:
-            endConnection(dropping: LinkDropReason(code: "idle-timeout", detail: "no command for \(configuration.idleTimeout)"))
+            endConnection(dropping: LinkError(.idleTimeout, "no command for \(configuration.idleTimeout)"))
         case .restartComplete:
             for bytes in resentAfterRestart { sendFrame(bytes) }
             resentAfterRestart.removeAll()
@@ -341,7 +342,7 @@ public actor EmulatedReader {
             removeCard()
         case .reset:
             logger.debug("scheduled reset")
-            endConnection(dropping: LinkDropReason(code: "reader-reset", detail: "the reader reset itself (scheduled reset)"))
+            endConnection(dropping: LinkError(.readerReset, "the reader reset itself (scheduled reset)"))
         }
         refreshIdleTimer()
     }
@@ -384,7 +385,7 @@ public actor EmulatedReader {
 
     // MARK: - Sending
 
-    private func endConnection(dropping reason: LinkDropReason?) {
+    private func endConnection(dropping reason: LinkError?) {
         _ = takeWaitingCommand()
         if case .powered = slot { slot = .present }
         timeline.cancel(.idleTimeout)
@@ -401,7 +402,7 @@ public actor EmulatedReader {
         guard connection != nil else { return }
         if code != .cancel, scenario.dropBeforeAnswer?.contains(commandCount) == true {
             endConnection(
-                dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link before answering"))
+                dropping: LinkError(.emulatorDropped, "the emulated reader dropped the link before answering"))
             return
         }
         var frame = ReaderResponse(code: code, status: status, body: body).frame
@@ -425,7 +426,7 @@ public actor EmulatedReader {
         guard scenario.dropMidFrame != responseCount else {
             sendFrame(Array(bytes.prefix(max(1, bytes.count / 2))))
             endConnection(
-                dropping: LinkDropReason(code: "emulator-dropped", detail: "the emulated reader dropped the link mid-frame"))
+                dropping: LinkError(.emulatorDropped, "the emulated reader dropped the link mid-frame"))
             return
         }
         guard scenario.restartMidFrame != responseCount else {

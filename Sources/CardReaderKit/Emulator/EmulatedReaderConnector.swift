@@ -1,3 +1,5 @@
+import BLETransport
+
 /// Opens in-process links to an ``EmulatedReader`` at a chosen ATT MTU: what
 /// `readerctl --emulated` and tests connect CardReaderKit to.
 ///

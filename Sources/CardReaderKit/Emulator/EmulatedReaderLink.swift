@@ -1,3 +1,5 @@
+import BLETransport
+
 /// An in-process ``ReaderLink`` to an ``EmulatedReader``: what BlueZ would carry, without
 /// Bluetooth. Writes longer than MTU − 3 are refused (as BlueZ refuses a write without
 /// response), and every write fails once the link is closed or the reader dropped it.
@@ -15,7 +17,7 @@ public actor EmulatedReaderLink: ReaderLink {
         do {
             try await reader.waitToAcceptConnection()
         } catch {
-            throw LinkError(code: "cancelled", detail: "the connection attempt was cancelled")
+            throw LinkError(.cancelled, "the connection attempt was cancelled")
         }
         let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
         self.reader = reader
@@ -25,10 +27,9 @@ public actor EmulatedReaderLink: ReaderLink {
     }
 
     public func write(_ packet: [UInt8]) async throws(LinkError) {
-        guard !closed else { throw LinkError(code: "not-connected", detail: "the link is closed") }
+        guard !closed else { throw LinkError(.notConnected, "the link is closed") }
         guard packet.count <= maximumWriteLength else {
-            throw LinkError(
-                code: "write-too-long", detail: "\(packet.count) bytes exceed the \(maximumWriteLength) bytes of one write")
+            throw LinkError(.writeTooLong, "\(packet.count) bytes exceed the \(maximumWriteLength) bytes of one write")
         }
         try await reader.receive(packet, connection: connectionID)
     }

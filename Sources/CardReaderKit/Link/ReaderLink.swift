@@ -1,3 +1,5 @@
+import BLETransport
+
 /// The seam between CardReaderKit and whatever carries bytes to a reader: BlueZ over
 /// Bluetooth LE, or an in-process link to the emulated reader. CardReaderKit runs the same
 /// code over both.
@@ -28,38 +30,7 @@ public enum LinkInbound: Sendable, Hashable {
     /// One notification of the reader's TX characteristic.
     case notification([UInt8])
     /// The link went down on its own.
-    case dropped(LinkDropReason)
-}
-
-/// Why a link went down, as the transport knows it.
-public struct LinkDropReason: Sendable, Hashable, CustomStringConvertible {
-    /// A stable identifier, e.g. `remote-disconnected`, `bluetoothd-restarted`,
-    /// `connection-timeout`, `emulator-dropped`.
-    public var code: String
-    /// What the transport said, e.g. a BlueZ error name and message.
-    public var detail: String
-
-    public init(code: String, detail: String) {
-        self.code = code
-        self.detail = detail
-    }
-
-    public var description: String { detail.isEmpty ? code : "\(code): \(detail)" }
-}
-
-/// A link operation that failed.
-public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable identifier, e.g. `not-connected`, `write-failed`, or a D-Bus error name such
-    /// as `org.bluez.Error.Failed`.
-    public var code: String
-    public var detail: String
-
-    public init(code: String, detail: String) {
-        self.code = code
-        self.detail = detail
-    }
-
-    public var description: String { detail.isEmpty ? code : "\(code): \(detail)" }
+    case dropped(LinkError)
 }
 
 /// Opens links to one reader: over BlueZ, or to an emulated reader.
@@ -70,4 +41,9 @@ public protocol ReaderConnector: Sendable {
     /// Opens a link. It may take long (discovery, connection, service resolution): the
     /// caller bounds it with its deadline and cancels the task when that passes.
     func connect() async throws(LinkError) -> any ReaderLink
+}
+
+extension LinkError.Code {
+    /// A link's ``ReaderLink/inbound`` ended without saying why.
+    public static let linkClosed = Self(rawValue: "link-closed")
 }

@@ -1,3 +1,4 @@
+import BLETransport
 import Logging
 import ReaderProtocol
 
@@ -110,7 +111,7 @@ public actor CardReader {
     /// Commands waiting for a reconnection; true when the link is back.
     private var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// The drop that started the reconnection under way.
-    private var lastLoss: LinkDropReason?
+    private var lastLoss: LinkError?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
     public init(
@@ -297,7 +298,7 @@ public actor CardReader {
 
     /// The link dropped and a policy is set: commands wait, events keep flowing, and
     /// attempts follow the policy until one opens a link or the policy gives up.
-    private func startReconnecting(after reason: LinkDropReason, policy: ReconnectPolicy) {
+    private func startReconnecting(after reason: LinkError, policy: ReconnectPolicy) {
         lastLoss = reason
         setState(.reconnecting(attempt: 1))
         let clock = clock
@@ -327,7 +328,7 @@ public actor CardReader {
     }
 
     /// Reports attempt `attempt`; false when reconnecting has stopped.
-    private func announce(attempt: Int, after reason: LinkDropReason) -> Bool {
+    private func announce(attempt: Int, after reason: LinkError) -> Bool {
         guard case .reconnecting(let current) = state else { return false }
         if current != attempt { setState(.reconnecting(attempt: attempt)) }
         broadcast(.reconnecting(attempt: attempt, after: reason))
@@ -594,7 +595,7 @@ public actor CardReader {
 
     private func inboundEnded(generation: UInt64) async {
         guard generation == self.generation, let link else { return }
-        await tearDown(link: link, reason: LinkDropReason(code: "link-closed", detail: "the link ended without a reason"))
+        await tearDown(link: link, reason: LinkError(.linkClosed, "the link ended without a reason"))
     }
 
     private func route(_ frame: Frame) {
@@ -627,7 +628,7 @@ public actor CardReader {
         }
     }
 
-    private func tearDown(link: any ReaderLink, reason: LinkDropReason?) async {
+    private func tearDown(link: any ReaderLink, reason: LinkError?) async {
         guard self.link != nil else { return }
         self.link = nil
         inboundTask?.cancel()
@@ -681,7 +682,7 @@ public actor CardReader {
 
     /// The connection is over for good: event subscribers get `.disconnected` and their
     /// streams finish.
-    private func endConnection(reason: LinkDropReason?) {
+    private func endConnection(reason: LinkError?) {
         broadcast(.disconnected(reason))
         let subscribers = eventSubscribers.values
         eventSubscribers.removeAll()

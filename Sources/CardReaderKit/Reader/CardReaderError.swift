@@ -1,3 +1,4 @@
+import BLETransport
 import ReaderProtocol
 
 /// Why a CardReader operation failed. Each case says what happened and carries what a
@@ -11,7 +12,7 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The transport could not open a link.
     case connectionFailed(reader: String, LinkError)
     /// The link dropped (reader out of range, switched off, reset, bluetoothd restarted…).
-    case linkLost(LinkDropReason)
+    case linkLost(LinkError)
     /// A packet could not be written to the reader.
     case writeFailed(LinkError)
     /// The reader did not answer a command within its deadline.

@@ -1,3 +1,4 @@
+import BLETransport
 import ReaderProtocol
 
 /// Something the reader told the host on its own, or the end of the connection.
@@ -10,12 +11,12 @@ public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
     /// An event this SDK does not know, kept for newer firmware.
     case unrecognized(sub: UInt8, dataLength: Int)
     /// The link dropped and the reconnect policy makes this attempt (from 1).
-    case reconnecting(attempt: Int, after: LinkDropReason)
+    case reconnecting(attempt: Int, after: LinkError)
     /// A reconnection attempt opened a new link.
     case reconnected
     /// The connection is over; nil when the host disconnected on purpose. The last event
     /// of an ``CardReader/events()`` stream.
-    case disconnected(LinkDropReason?)
+    case disconnected(LinkError?)
 
     init(_ event: ReaderEvent) {
         switch event {
@@ -50,7 +51,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
     /// The link dropped on its own and the reconnect policy is making this attempt (from 1).
     case reconnecting(attempt: Int)
     /// The link dropped on its own, for this reason (and no reconnection brought it back).
-    case lost(LinkDropReason)
+    case lost(LinkError)
 
     public var description: String {
         switch self {

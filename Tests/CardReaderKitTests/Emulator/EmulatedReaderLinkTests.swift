@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
         let error = await #expect(throws: LinkError.self) {
             try await host.link.write([UInt8](repeating: 0x55, count: mtu - 2))
         }
-        #expect(error?.code == "write-too-long")
+        #expect(error?.code.rawValue == "write-too-long")
         try await host.link.write([UInt8](repeating: 0x55, count: mtu - 3))
     }
 
@@ -18,7 +19,7 @@ import Testing
         let error = await #expect(throws: LinkError.self) {
             _ = try await EmulatedReaderConnector(reader: host.reader).connect()
         }
-        #expect(error?.code == "connection-refused")
+        #expect(error?.code.rawValue == "connection-refused")
     }
 
     @Test func mtuOutsideTheBLERangeIsRefused() async throws {
@@ -27,7 +28,7 @@ import Testing
             let error = await #expect(throws: LinkError.self) {
                 _ = try await EmulatedReaderConnector(reader: reader, mtu: mtu).connect()
             }
-            #expect(error?.code == "invalid-mtu", "MTU \(mtu)")
+            #expect(error?.code.rawValue == "invalid-mtu", "MTU \(mtu)")
         }
     }
 
@@ -38,7 +39,7 @@ import Testing
         #expect(await host.nextFrame() == nil)
         #expect(host.dropReason == nil)
         let error = await #expect(throws: LinkError.self) { try await host.send(.getInfo) }
-        #expect(error?.code == "not-connected")
+        #expect(error?.code.rawValue == "not-connected")
         // The reader takes a new central once the first has gone.
         var second = try await EmulatorHost(connectingTo: host.reader, clock: host.clock)
         #expect(try await second.exchange(.getInfo).status == .success)

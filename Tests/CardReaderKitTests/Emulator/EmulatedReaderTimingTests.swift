@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -91,9 +92,9 @@ import Testing
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(300))
-        #expect(await host.waitForLinkEnd()?.code == "idle-timeout")
+        #expect(await host.waitForLinkEnd()?.code.rawValue == "idle-timeout")
         let error = await #expect(throws: LinkError.self) { try await host.send(.getInfo) }
-        #expect(error?.code == "not-connected")
+        #expect(error?.code.rawValue == "not-connected")
     }
 
     @Test func theIdleTimerDoesNotRunWhileACommandWaits() async throws {

@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -20,6 +21,6 @@ import Testing
         // The documented 101-byte response in six notifications (§9), then the stream ends.
         #expect(sizes == [20, 20, 20, 20, 20, 1])
         let error = await #expect(throws: LinkError.self) { try await reader.receive([0x02], connection: connection.id) }
-        #expect(error?.code == "not-connected")
+        #expect(error?.code.rawValue == "not-connected")
     }
 }

@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -87,7 +88,7 @@ import Testing
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(1))
-        #expect(await host.waitForLinkEnd()?.code == "reader-reset")
+        #expect(await host.waitForLinkEnd()?.code.rawValue == "reader-reset")
     }
 
     @Test func reconnectingBeforeTheResetAnnouncesTheSecondsLeft() async throws {
@@ -128,7 +129,7 @@ import Testing
         host.clock.advance(by: .seconds(300))
         // Swallowed commands are no activity: the idle timeout ends the link with no frame sent.
         #expect(await host.nextFrame() == nil)
-        #expect(host.dropReason?.code == "idle-timeout")
+        #expect(host.dropReason?.code.rawValue == "idle-timeout")
         #expect(host.notifications.isEmpty)
     }
 
@@ -168,12 +169,12 @@ import Testing
         var host = try await EmulatorHost(card: .visaSwipeOnly, scenario: ["drop-mid-frame=2"], mtu: mtu)
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.send(.readMagneticStripe(timeoutSeconds: 0))
-        #expect(await host.waitForLinkEnd()?.code == "emulator-dropped")
+        #expect(await host.waitForLinkEnd()?.code.rawValue == "emulator-dropped")
         // Half of the 101-byte swipe response (50 bytes) arrived: a truncated frame.
         #expect(host.notifications.dropFirst().reduce(0) { $0 + $1.count } == 50)
         #expect(host.damage.map(\.reason.identifier) == ["truncated"])
         let error = await #expect(throws: LinkError.self) { try await host.send(.iccStatus) }
-        #expect(error?.code == "not-connected")
+        #expect(error?.code.rawValue == "not-connected")
     }
 }
 

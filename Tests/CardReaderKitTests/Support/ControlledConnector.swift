@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 
 /// What a test decides about connection attempts: it counts them, can refuse the next
@@ -127,7 +128,7 @@ struct ControlledConnector: ReaderConnector {
 
     func connect() async throws(LinkError) -> any ReaderLink {
         guard await control.begin() else {
-            throw LinkError(code: "refused-by-test", detail: "the test refused this connection attempt")
+            throw LinkError(LinkError.Code(rawValue: "refused-by-test"), "the test refused this connection attempt")
         }
         return CountedLink(base: try await base.connect(), control: control)
     }

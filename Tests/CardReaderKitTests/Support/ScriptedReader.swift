@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import ReaderProtocol
 
@@ -80,7 +81,7 @@ actor ScriptedReader {
     }
 
     func hostWrote(_ packet: [UInt8]) throws(LinkError) {
-        guard !closed else { throw LinkError(code: "not-connected", detail: "closed") }
+        guard !closed else { throw LinkError(.notConnected, "closed") }
         packetSizes.append(packet.count)
         decoder.decode(packet) { event in
             if case .frame(let frame, _) = event, let command = try? ReaderCommand(frame: frame) {
@@ -138,7 +139,7 @@ actor ScriptedReader {
         deliver(.notification(bytes))
     }
 
-    func drop(_ reason: LinkDropReason) {
+    func drop(_ reason: LinkError) {
         deliver(.dropped(reason))
         deliver(nil)
         closed = true
@@ -174,6 +175,6 @@ struct UnreachableConnector: ReaderConnector {
 
     func connect() async throws(LinkError) -> any ReaderLink {
         try? await Task.sleep(for: .seconds(3600))  // ends at once when the connect is cancelled
-        throw LinkError(code: "cancelled", detail: "connection attempt cancelled")
+        throw LinkError(.cancelled, "connection attempt cancelled")
     }
 }

@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -20,7 +21,7 @@ struct EmulatorHost {
     /// Every notification received, in order.
     private(set) var notifications: [[UInt8]] = []
     /// Why the reader dropped the link, once it has.
-    private(set) var dropReason: LinkDropReason?
+    private(set) var dropReason: LinkError?
     private var ended = false
 
     init(
@@ -129,7 +130,7 @@ struct EmulatorHost {
     }
 
     /// Reads until the link ends; returns the reader's drop reason (nil if none).
-    mutating func waitForLinkEnd() async -> LinkDropReason? {
+    mutating func waitForLinkEnd() async -> LinkError? {
         while await nextFrame() != nil {}
         return dropReason
     }
