@@ -8,7 +8,7 @@ extension UInt8 {
 
 extension Sequence<UInt8> {
     /// Upper-case hex, a space between bytes: `02 C0 01`.
-    var hexString: String { map(\.hexByte).joined(separator: " ") }
+    var hexString: String { HexText.string(self) }
 }
 
 /// Hex text as people write bytes: two ASCII digits per byte, upper or lower case, white

@@ -15,13 +15,14 @@ final class CRC16Tables: Sendable {
         for byte in 0..<256 {
             entries[byte] = Self.entry(for: UInt8(byte), polynomial: polynomial, reflected: reflected)
         }
-        for slice in 1..<8 {
-            for byte in 0..<256 {
-                let previous = entries[(slice - 1) * 256 + byte]
-                entries[slice * 256 + byte] =
-                    reflected
-                    ? (previous >> 8) ^ entries[Int(previous & 0xFF)]
-                    : (previous << 8) ^ entries[Int(previous >> 8)]
+        // A byte followed by k more is the byte's entry fed k zero bytes.
+        entries.withUnsafeMutableBufferPointer { entries in
+            let first = UnsafeBufferPointer(rebasing: entries[..<256])
+            for slice in 1..<8 {
+                for byte in 0..<256 {
+                    entries[slice * 256 + byte] = Self.step(
+                        entries[(slice - 1) * 256 + byte], 0, reflected: reflected, table: first)
+                }
             }
         }
         self.entries = entries
@@ -40,9 +41,17 @@ final class CRC16Tables: Sendable {
     /// Feeds one byte.
     @usableFromInline
     func update(_ register: UInt16, with byte: UInt8) -> UInt16 {
+        entries.withUnsafeBufferPointer { Self.step(register, byte, reflected: reflected, table: $0) }
+    }
+
+    /// One byte through the register, with the first table (a byte's own entries).
+    @inline(__always)
+    private static func step(
+        _ register: UInt16, _ byte: UInt8, reflected: Bool, table: UnsafeBufferPointer<UInt16>
+    ) -> UInt16 {
         reflected
-            ? (register >> 8) ^ entries[Int(UInt8(truncatingIfNeeded: register) ^ byte)]
-            : (register << 8) ^ entries[Int(UInt8(truncatingIfNeeded: register >> 8) ^ byte)]
+            ? (register >> 8) ^ table[Int(UInt8(truncatingIfNeeded: register) ^ byte)]
+            : (register << 8) ^ table[Int(UInt8(truncatingIfNeeded: register >> 8) ^ byte)]
     }
 
     /// Feeds contiguous bytes, eight at a time.
@@ -74,10 +83,7 @@ final class CRC16Tables: Sendable {
                 afterEachBlock(crc)
             }
             while index < bytes.count {
-                crc =
-                    reflected
-                    ? (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ bytes[index])]
-                    : (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ bytes[index])]
+                crc = Self.step(crc, bytes[index], reflected: reflected, table: table)
                 index += 1
             }
             return crc
