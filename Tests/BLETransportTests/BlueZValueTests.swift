@@ -91,17 +91,13 @@ import Testing
         #expect(!code("org.bluez.Error.Failed", "Input/output error").isTransientConnectFailure)
     }
 
-    @Test func writesAreCutAtMTUMinusThree() {
-        #expect(GattWriteChunking.payloadLength(mtu: nil) == 20)
-        #expect(GattWriteChunking.payloadLength(mtu: 23) == 20)
-        #expect(GattWriteChunking.payloadLength(mtu: 247) == 244)
-        #expect(GattWriteChunking.payloadLength(mtu: 10) == 20)
-        let bytes = (0..<45).map { UInt8($0) }
-        let chunks = GattWriteChunking.chunks(bytes, length: 20)
-        #expect(chunks.map(\.count) == [20, 20, 5])
-        #expect(chunks.flatMap { $0 } == bytes)
-        #expect(GattWriteChunking.chunks([], length: 20) == [[]])
-        #expect(GattWriteChunking.chunks([1, 2], length: 20) == [[1, 2]])
+    @Test func valuesCarryAtMostMTUMinusThree() {
+        // Core spec Vol 3 Part F 3.4.7.1 / 3.4.5.3: a notification or write carries at most
+        // ATT_MTU − 3 bytes; 23 is the default ATT_MTU.
+        #expect(GattPayload.maximumLength(mtu: nil) == 20)
+        #expect(GattPayload.maximumLength(mtu: 23) == 20)
+        #expect(GattPayload.maximumLength(mtu: 247) == 244)
+        #expect(GattPayload.maximumLength(mtu: 10) == 20)
     }
 
     @Test func writeTypeFollowsTheFlags() {

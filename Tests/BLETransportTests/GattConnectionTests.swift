@@ -1,22 +1,28 @@
 import BLETransport
 import Testing
 
-/// Connecting, binding, notifications, chunked writes and link loss, against a fake
-/// bluetoothd on a private dbus-daemon.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Connecting, binding, notifications and writes over D-Bus messages and acquired
+/// sockets, and link loss, against a fake bluetoothd on a private dbus-daemon.
 @Suite(.needsDBus) struct GattConnectionTests {
-    func connect(abortedConnects: Int = 0) async throws -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection) {
+    func connect(abortedConnects: Int = 0, offeringSockets: Bool = false) async throws
+        -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection)
+    {
         let bus = try TestBus()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         let reader = FakeReader()
-        try reader.export(on: fake, abortedConnects: abortedConnects)
+        try reader.export(on: fake, abortedConnects: abortedConnects, offeringSockets: offeringSockets)
         let session = try await BluetoothSession.open(busAddress: bus.address)
         let adapter = try await session.adapter(named: "hci1")
         let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(5))
         return (bus, fake, reader, session, connection)
     }
 
-    @Test func abortedConnectsAreRetriedThenNotificationsAndChunkedWritesFlow() async throws {
+    @Test func abortedConnectsAreRetriedThenNotificationsAndWritesFlowAsMessages() async throws {
         let (bus, fake, reader, session, connection) = try await connect(abortedConnects: 1)
         defer { withExtendedLifetime(bus) {} }
         #expect(fake.recorded("Connect").count == 2)
@@ -25,19 +31,23 @@ import Testing
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
         #expect(await connection.maximumWriteLength(for: receive) == 20)
+        // No NotifyAcquired/WriteAcquired: the message path, though sockets are preferred.
         let notifications = try await connection.notifications(of: transmit)
+        #expect(notifications.transport == .dbusMessages)
         #expect(fake.recorded("StartNotify").count == 1)
+        let writer = try await connection.writer(for: receive)
+        #expect(writer.transport == .dbusMessages)
+        #expect(await writer.maximumLength == 20)
 
         try fake.connection.setProperty("Value", interface: "org.bluez.GattCharacteristic1", path: FakeReader.transmit, to: .bytes([1, 2, 3]))
-        var iterator = notifications.makeAsyncIterator()
-        #expect(await iterator.next() == [1, 2, 3])
+        #expect(try await next(notifications.values) == .notification([1, 2, 3]))
 
-        // The first WriteValue answers InProgress: back-pressure, retried.
-        let bytes = (0..<45).map { UInt8($0) }
-        try await connection.write(bytes, to: receive)
+        // The first WriteValue answers InProgress: back-pressure, retried. One value, one
+        // WriteValue, with response (RX has the `write` flag).
+        let bytes = (0..<20).map { UInt8($0) }
+        try await writer.write(bytes)
         let writes = reader.writes.withLock { $0 }
-        #expect(writes.map(\.0.count) == [20, 20, 5])
-        #expect(writes.flatMap(\.0) == bytes)
+        #expect(writes.map(\.0) == [bytes])
         #expect(writes.allSatisfy { $0.1 == "request" })
 
         let missing = await #expect(throws: BluetoothError.self) {
@@ -47,11 +57,80 @@ import Testing
 
         // The peripheral goes away: Connected false ends notifications and later writes.
         try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
-        #expect(await iterator.next() == nil)
+        guard case .dropped(let loss) = try await next(notifications.values) else {
+            Issue.record("the stream did not say why it ended")
+            return
+        }
+        #expect(loss.code.rawValue == "remote-disconnected")
+        #expect(try await next(notifications.values) == nil)
         #expect(await connection.linkLoss?.code.rawValue == "remote-disconnected")
         await #expect(throws: BluetoothError.linkLost(.remoteDisconnected("VPOS3356-1A2B (00:AA:01:00:00:23)"))) {
             try await connection.write([1], to: receive)
         }
+        await connection.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+
+    @Test func acquiredSocketsCarryNotificationsAndWritesWhereOffered() async throws {
+        let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
+        defer { withExtendedLifetime(bus) {} }
+        let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
+        let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
+        let notifications = try await connection.notifications(of: transmit)
+        let writer = try await connection.writer(for: receive)
+        #expect(notifications.transport == .acquiredSocket)
+        #expect(writer.transport == .acquiredSocket)
+        #expect(fake.recorded("StartNotify").isEmpty)
+        #expect(await writer.maximumLength == 244)  // the MTU AcquireWrite returned, − 3
+
+        // Each datagram bluetoothd writes is one notification, in order, boundaries kept.
+        let notify = reader.acquiredNotify.withLock { $0 }
+        for datagram: [UInt8] in [[1, 2, 3], [4], Array(repeating: 0x5A, count: 244)] {
+            #expect(datagram.withUnsafeBytes { send(notify, $0.baseAddress, $0.count, 0) } == datagram.count)
+        }
+        #expect(try await next(notifications.values) == .notification([1, 2, 3]))
+        #expect(try await next(notifications.values) == .notification([4]))
+        #expect(try await next(notifications.values) == .notification(Array(repeating: 0x5A, count: 244)))
+
+        // A write is one datagram on the write socket; no WriteValue.
+        try await writer.write([0x02, 0x10, 0x01])
+        let written = reader.acquiredWrite.withLock { $0 }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = recv(written, &buffer, buffer.count, 0)
+        #expect(Array(buffer[0..<max(count, 0)]) == [0x02, 0x10, 0x01])
+        #expect(reader.writes.withLock { $0 }.isEmpty)
+
+        // bluetoothd hanging up the notification socket while the device stays connected
+        // ends the link with its own code.
+        close(notify)
+        guard case .dropped(let loss) = try await next(notifications.values) else {
+            Issue.record("the stream did not say why it ended")
+            return
+        }
+        #expect(loss.code.rawValue == "acquired-socket-closed")
+        await #expect(throws: BluetoothError.self) { try await writer.write([1]) }
+        close(written)
+        await connection.disconnect()
+        #expect(fake.recorded("StopNotify").isEmpty)  // closing the socket released it
+        await session.close()
+        await fake.connection.close()
+    }
+
+    @Test func aSocketHangUpWithTheDeviceGoneIsARemoteDisconnect() async throws {
+        let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
+        defer { withExtendedLifetime(bus) {} }
+        let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
+        let notifications = try await connection.notifications(of: transmit)
+        // The hang-up can come before bluetoothd's Connected=false signal: the connection
+        // then asks for Connected and must still report a remote disconnect.
+        close(reader.acquiredNotify.withLock { $0 })
+        try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
+        guard case .dropped(let loss) = try await next(notifications.values) else {
+            Issue.record("the stream did not say why it ended")
+            return
+        }
+        #expect(loss.code.rawValue == "remote-disconnected")
         await connection.disconnect()
         await session.close()
         await fake.connection.close()

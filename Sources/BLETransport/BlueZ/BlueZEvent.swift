@@ -1,5 +1,5 @@
-/// The signals a BlueZ client follows, merged into one ordered stream per subscription:
-/// everything `org.bluez` emits, plus `NameOwnerChanged` of `org.bluez`.
+/// The signals a BlueZ client follows: what `org.bluez` emits about its objects, and
+/// `NameOwnerChanged` of `org.bluez` (see ``BlueZSignalRouter``).
 enum BlueZEvent: Sendable {
     case interfacesAdded(DBusInterfacesAdded)
     case interfacesRemoved(DBusInterfacesRemoved)
@@ -18,29 +18,5 @@ enum BlueZEvent: Sendable {
         } else {
             return nil
         }
-    }
-
-    /// Subscribes (AddMatch) before returning, so state read afterwards misses nothing.
-    /// The stream finishes when the bus connection ends; dropping it unsubscribes.
-    static func subscribe(on connection: DBusConnection) async throws(BluetoothError) -> AsyncStream<BlueZEvent> {
-        let owner: AsyncStream<DBusMessage>
-        let bluez: AsyncStream<DBusMessage>
-        do throws(DBusError) {
-            owner = try await connection.signals(matching: .nameOwnerChanged(name: BlueZNames.service))
-            bluez = try await connection.signals(matching: DBusMatchRule(sender: BlueZNames.service))
-        } catch {
-            throw BluetoothError(error, operation: "subscribing to BlueZ signals")
-        }
-        let (stream, continuation) = AsyncStream.makeStream(of: BlueZEvent.self)
-        let pumps = [owner, bluez].map { source in
-            Task {
-                for await message in source {
-                    if let event = BlueZEvent(message) { continuation.yield(event) }
-                }
-                continuation.finish()
-            }
-        }
-        continuation.onTermination = { _ in pumps.forEach { $0.cancel() } }
-        return stream
     }
 }

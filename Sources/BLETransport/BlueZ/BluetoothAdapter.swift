@@ -45,7 +45,7 @@ public struct BluetoothAdapter: Sendable {
     /// (e.g. `Connected`), without starting a discovery. The stream finishes when the
     /// consumer stops, the bus is lost, or bluetoothd restarts.
     public func deviceUpdates() async throws(BluetoothError) -> AsyncStream<BluetoothDeviceInfo> {
-        let events = try await session.events()
+        let events = try await session.events(under: path, interfaces: [BlueZNames.deviceInterface])
         let known = try await knownDevices()
         let (stream, continuation) = AsyncStream.makeStream(of: BluetoothDeviceInfo.self)
         let adapterPath = path

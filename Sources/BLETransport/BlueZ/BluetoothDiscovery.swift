@@ -33,7 +33,7 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
         -> BluetoothDiscovery
     {
         let session = adapter.session
-        let events = try await session.events()
+        let events = try await session.events(under: adapter.path, interfaces: [BlueZNames.deviceInterface])
         let known = try await adapter.knownDevices()
         try await session.call(
             adapter.path, BlueZNames.adapterInterface, "SetDiscoveryFilter",

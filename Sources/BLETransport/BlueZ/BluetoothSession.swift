@@ -12,11 +12,14 @@ public final class BluetoothSession: Sendable {
     /// The private D-Bus connection all calls go through.
     public let connection: DBusConnection
     let logger: Logger
+    /// Where BlueZ's signals arrive and are routed to the object that follows them.
+    let signals: BlueZSignalRouter
 
     /// Wraps an open D-Bus connection (the session does not own it: see ``close()``).
     public init(connection: DBusConnection, logger: Logger = Logger(label: "CardReaderKit.BlueZ")) {
         self.connection = connection
         self.logger = logger
+        signals = BlueZSignalRouter(connection: connection)
     }
 
     /// Connects to the system bus, or to the bus at `busAddress`
@@ -78,8 +81,11 @@ public final class BluetoothSession: Sendable {
         }
     }
 
-    func events() async throws(BluetoothError) -> AsyncStream<BlueZEvent> {
-        try await BlueZEvent.subscribe(on: connection)
+    /// BlueZ's signals about `root` and the objects below it (see ``BlueZSignalRouter``).
+    func events(under root: DBusObjectPath, interfaces: Set<String>? = nil) async throws(BluetoothError)
+        -> AsyncStream<BlueZEvent>
+    {
+        try await signals.events(under: root, interfaces: interfaces)
     }
 
     @discardableResult

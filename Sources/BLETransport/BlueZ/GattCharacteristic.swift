@@ -7,6 +7,8 @@ public struct GattCharacteristic: Sendable, Hashable {
     public let flags: Set<String>
     /// The ATT MTU BlueZ reported when the characteristic was bound.
     public let mtu: Int?
+    /// Which sockets bluetoothd offers for it (`AcquireNotify`, `AcquireWrite`).
+    public let acquirable: GattCharacteristicInfo.Acquirable
 
     public init(_ info: GattCharacteristicInfo, serviceUUID: BluetoothUUID) {
         path = info.path
@@ -14,6 +16,7 @@ public struct GattCharacteristic: Sendable, Hashable {
         self.serviceUUID = serviceUUID
         flags = Set(info.flags)
         mtu = info.mtu
+        acquirable = info.acquirable
     }
 
     public var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
@@ -35,21 +38,13 @@ public enum GattWriteType: String, Sendable, Hashable {
     case command
 }
 
-/// Splitting writes into ATT-sized pieces.
-public enum GattWriteChunking {
+/// The ATT payload limits of writes and notifications.
+public enum GattPayload {
     /// The ATT MTU when BlueZ does not report one.
     public static let defaultMTU = 23
 
-    /// The largest value one write carries at `mtu`: MTU − 3, at least 20.
-    public static func payloadLength(mtu: Int?) -> Int {
+    /// The largest value one write or notification carries at `mtu`: MTU − 3, at least 20.
+    public static func maximumLength(mtu: Int?) -> Int {
         max(defaultMTU, mtu ?? defaultMTU) - 3
-    }
-
-    /// `bytes` in pieces of at most `length` bytes (one empty piece for empty input).
-    public static func chunks(_ bytes: [UInt8], length: Int) -> [[UInt8]] {
-        guard !bytes.isEmpty, length > 0 else { return [bytes] }
-        return stride(from: 0, to: bytes.count, by: length).map {
-            Array(bytes[$0..<min($0 + length, bytes.count)])
-        }
     }
 }

@@ -21,15 +21,20 @@ public actor GattConnection {
     private var deviceRemoved = false
     private var connectedSeen = false
     private var droppedDuringSetup = false
+    /// Notifications go from the D-Bus dispatch thread straight to their stream; the rest
+    /// of the device's signals come to this actor through ``GattSignalSink/control``.
+    let sink = GattSignalSink()
+    private var route: BlueZSignalRoute?
     private var pump: Task<Void, Never>?
     private var nextID = 0
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var calls: [Int: Task<Result<[DBusValue], BluetoothError>, Never>] = [:]
-    private var subscribers: [DBusObjectPath: AsyncStream<[UInt8]>.Continuation] = [:]
-    private var attributesInUse: Set<DBusObjectPath> = []
-    private var mtus: [DBusObjectPath: Int] = [:]
-    private var writing = false
-    private var writeQueue: [CheckedContinuation<Void, Never>] = []
+    var attributesInUse: Set<DBusObjectPath> = []
+    var mtus: [DBusObjectPath: Int] = [:]
+    /// Characteristics notifying through `StartNotify` (stopped on disconnect).
+    var startedNotify: Set<DBusObjectPath> = []
+    /// Sockets from `AcquireNotify`/`AcquireWrite` (closed when the connection ends).
+    var sockets: [GattAcquiredSocket] = []
 
     private init(device: BluetoothDevice) {
         self.device = device
@@ -49,14 +54,16 @@ public actor GattConnection {
     }
 
     /// The device as a short text for messages.
-    private var name: String { info?.summary ?? path.rawValue }
+    var name: String { info?.summary ?? path.rawValue }
 
     // MARK: - Connecting
 
     private func establish(deadline: ContinuousClock.Instant, timeout: Duration, attempts: Int) async throws(BluetoothError) {
-        let events = try await session.events()
+        let sink = self.sink
+        route = try await session.signals.route(
+            under: path, deliver: { sink.receive($0) }, end: { sink.finishControl() })
         pump = Task { [weak self] in
-            for await event in events {
+            for await event in sink.control {
                 guard let self else { return }
                 await self.handle(event)
             }
@@ -130,7 +137,7 @@ public actor GattConnection {
     }
 
     /// A best-effort call that runs even when the calling task is cancelled (cleanup).
-    private func detached(_ target: DBusObjectPath, _ interface: String, _ member: String, timeout: Duration) async {
+    func detached(_ target: DBusObjectPath, _ interface: String, _ member: String, timeout: Duration) async {
         let session = self.session
         let operation = "\(member) \(target)"
         await Task {
@@ -142,140 +149,6 @@ public actor GattConnection {
         }.value
     }
 
-    // MARK: - GATT
-
-    /// Every service, characteristic and descriptor, with the values of readable
-    /// characteristics and descriptors when `readValues` (unreadable ones stay nil).
-    public func gattTable(readValues: Bool = true) async throws(BluetoothError) -> GattTable {
-        var table = GattTable(objects: try await session.managedObjects(), devicePath: path)
-        guard readValues else { return table }
-        for s in table.services.indices {
-            for c in table.services[s].characteristics.indices {
-                let characteristic = table.services[s].characteristics[c]
-                if characteristic.flags.contains("read") {
-                    table.services[s].characteristics[c].value = try? await readValue(
-                        characteristic.path, BlueZNames.gattCharacteristicInterface)
-                }
-                for d in characteristic.descriptors.indices where characteristic.descriptors[d].flags.contains("read") {
-                    table.services[s].characteristics[c].descriptors[d].value = try? await readValue(
-                        characteristic.descriptors[d].path, BlueZNames.gattDescriptorInterface)
-                }
-            }
-        }
-        return table
-    }
-
-    /// The characteristic `uuid` of service `service`; ``BluetoothError/missingAttribute(_:)``
-    /// names what is missing and what the device has instead.
-    public func characteristic(_ uuid: BluetoothUUID, inService service: BluetoothUUID) async throws(BluetoothError)
-        -> GattCharacteristic
-    {
-        let table = GattTable(objects: try await session.managedObjects(), devicePath: path)
-        let candidates = table.services.filter { $0.uuid == service }
-        guard !candidates.isEmpty else {
-            let found = table.services.map(\.uuid.description).joined(separator: ", ")
-            throw .missingAttribute("\(name) has no GATT service \(service) (services: \(found.isEmpty ? "none" : found))")
-        }
-        guard let info = candidates.lazy.compactMap({ $0.characteristic(uuid) }).first else {
-            let found = candidates.flatMap(\.characteristics).map(\.uuid.description).joined(separator: ", ")
-            throw .missingAttribute(
-                "service \(service) of \(name) has no characteristic \(uuid) (characteristics: \(found.isEmpty ? "none" : found))")
-        }
-        if let mtu = info.mtu { mtus[info.path] = mtu }
-        attributesInUse.insert(info.path)
-        return GattCharacteristic(info, serviceUUID: service)
-    }
-
-    /// Reads a characteristic's value (`ReadValue`).
-    public func read(_ characteristic: GattCharacteristic) async throws(BluetoothError) -> [UInt8] {
-        try await readValue(characteristic.path, BlueZNames.gattCharacteristicInterface)
-    }
-
-    private func readValue(_ path: DBusObjectPath, _ interface: String) async throws(BluetoothError) -> [UInt8] {
-        let reply = try await perform(
-            interface, "ReadValue", [.stringVariantDictionary([:])], at: path, timeout: .seconds(10),
-            operation: "ReadValue of \(path)")
-        guard let bytes = reply.first?.bytesValue else { throw .unexpectedReply("ReadValue of \(path) returned no bytes") }
-        return bytes
-    }
-
-    /// Subscribes to notifications (`StartNotify`): each `PropertiesChanged(Value)` of
-    /// the characteristic, in order. Returns once BlueZ has enabled them; the stream
-    /// finishes when the connection ends (see ``linkLoss``).
-    public func notifications(of characteristic: GattCharacteristic) async throws(BluetoothError) -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        subscribers[characteristic.path]?.finish()
-        subscribers[characteristic.path] = continuation
-        attributesInUse.insert(characteristic.path)
-        do throws(BluetoothError) {
-            try await perform(
-                BlueZNames.gattCharacteristicInterface, "StartNotify", at: characteristic.path, timeout: .seconds(10),
-                operation: "StartNotify on \(characteristic.uuid)")
-        } catch {
-            subscribers[characteristic.path] = nil
-            continuation.finish()
-            throw error
-        }
-        return stream
-    }
-
-    /// The largest value one write to `characteristic` carries now: MTU − 3 (20 when
-    /// BlueZ reports no MTU).
-    public func maximumWriteLength(for characteristic: GattCharacteristic) -> Int {
-        GattWriteChunking.payloadLength(mtu: mtus[characteristic.path] ?? characteristic.mtu)
-    }
-
-    /// Writes `bytes` in pieces of ``maximumWriteLength(for:)``, one `WriteValue` in
-    /// flight per connection; `org.bluez.Error.InProgress` is back-pressure and is retried
-    /// after a short, bounded backoff. `type` defaults to the characteristic's
-    /// ``GattCharacteristic/defaultWriteType``.
-    public func write(_ bytes: [UInt8], to characteristic: GattCharacteristic, type: GattWriteType? = nil)
-        async throws(BluetoothError)
-    {
-        guard let type = type ?? characteristic.defaultWriteType else {
-            throw .bluez(
-                operation: "writing to \(characteristic.uuid)", name: LinkError.Code.notSupported.rawValue,
-                message: "the characteristic is not writable (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
-        }
-        await acquireWriteSlot()
-        defer { releaseWriteSlot() }
-        for chunk in GattWriteChunking.chunks(bytes, length: maximumWriteLength(for: characteristic)) {
-            try await writeChunk(chunk, to: characteristic, type: type)
-        }
-    }
-
-    private static let inProgressRetries = 20
-
-    private func writeChunk(_ chunk: [UInt8], to characteristic: GattCharacteristic, type: GattWriteType)
-        async throws(BluetoothError)
-    {
-        var backoff = Duration.milliseconds(5)
-        for attempt in 1...Self.inProgressRetries {
-            do throws(BluetoothError) {
-                try await perform(
-                    BlueZNames.gattCharacteristicInterface, "WriteValue",
-                    [.bytes(chunk), .stringVariantDictionary(["type": .string(type.rawValue)])],
-                    at: characteristic.path, timeout: .seconds(10), operation: "WriteValue to \(characteristic.uuid)")
-                return
-            } catch where error.code == .inProgress && attempt < Self.inProgressRetries {
-                await sleep(for: backoff, until: .now + backoff)
-                backoff = min(backoff * 2, .milliseconds(100))
-            }
-        }
-    }
-
-    private func acquireWriteSlot() async {
-        guard writing else {
-            writing = true
-            return
-        }
-        await withCheckedContinuation { writeQueue.append($0) }
-    }
-
-    private func releaseWriteSlot() {
-        if writeQueue.isEmpty { writing = false } else { writeQueue.removeFirst().resume() }
-    }
-
     // MARK: - Closing
 
     /// Stops notifications and disconnects the device (`Device1.Disconnect`). Idempotent.
@@ -283,7 +156,7 @@ public actor GattConnection {
         guard !closed else { return }
         closed = true
         let wasLost = linkLoss != nil
-        let notifying = Array(subscribers.keys)
+        let notifying = startedNotify
         finish()
         guard !wasLost else { return }
         for characteristic in notifying {
@@ -293,11 +166,15 @@ public actor GattConnection {
     }
 
     private func finish() {
+        route?.cancel()
+        route = nil
+        sink.finishControl()
         pump?.cancel()
         pump = nil
         for call in calls.values { call.cancel() }
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers = [:]
+        for socket in sockets { socket.close() }
+        sockets = []
+        sink.end(with: linkLoss)
         wakeAll()
     }
 
@@ -306,6 +183,32 @@ public actor GattConnection {
         linkLoss = loss
         session.logger.info("Bluetooth link lost", metadata: ["device": "\(name)", "reason": "\(loss.code)"])
         finish()
+    }
+
+    // MARK: - Acquired sockets
+
+    /// bluetoothd hung up a notification socket: the device disconnected (its signal may
+    /// still be on its way, so ask), or bluetoothd dropped the socket alone.
+    func socketHungUp(_ path: DBusObjectPath) async {
+        _ = await lossAfterSocketClosed(path, what: "the notification socket")
+    }
+
+    /// A write on an acquired socket failed with `errno`: the error to report.
+    func socketFailed(_ path: DBusObjectPath, errno error: Int32) async -> BluetoothError {
+        if closed && linkLoss == nil { return .closed }
+        return .linkLost(await lossAfterSocketClosed(path, what: "the write socket (errno \(error))"))
+    }
+
+    private func lossAfterSocketClosed(_ path: DBusObjectPath, what: String) async -> LinkError {
+        if linkLoss == nil, !closed {
+            let connected = (try? await device.info())?.isConnected
+            if connected == false {
+                lose(.remoteDisconnected(name))
+            } else {
+                lose(LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected"))
+            }
+        }
+        return linkLoss ?? LinkError(.notConnected, "the connection to \(name) is closed")
     }
 
     // MARK: - Signals
@@ -328,11 +231,10 @@ public actor GattConnection {
                     }
                 }
                 wakeAll()
-            } else if change.interface == BlueZNames.gattCharacteristicInterface {
-                if let mtu = change.changed["MTU"]?.intValue { mtus[change.path] = mtu }
-                if let value = change.changed["Value"]?.bytesValue, let subscriber = subscribers[change.path] {
-                    subscriber.yield(value)
-                }
+            } else if change.interface == BlueZNames.gattCharacteristicInterface,
+                let mtu = change.changed["MTU"]?.intValue
+            {
+                mtus[change.path] = mtu
             }
         case .interfacesRemoved(let removed):
             if removed.objectPath == path, removed.interfaces.contains(BlueZNames.deviceInterface) {
@@ -353,7 +255,7 @@ public actor GattConnection {
 
     /// A BlueZ call that ends at once (with the link loss) if the link drops meanwhile.
     @discardableResult
-    private func perform(
+    func perform(
         _ interface: String, _ member: String, _ arguments: [DBusValue] = [], at target: DBusObjectPath? = nil,
         timeout: Duration, operation: String
     ) async throws(BluetoothError) -> [DBusValue] {
@@ -431,7 +333,7 @@ public actor GattConnection {
     }
 
     /// Sleeps for `duration` (not past `deadline`), returning early on cancellation.
-    private func sleep(for duration: Duration, until deadline: ContinuousClock.Instant) async {
+    func sleep(for duration: Duration, until deadline: ContinuousClock.Instant) async {
         try? await Task.sleep(until: min(.now + duration, deadline), clock: .continuous)
     }
 

@@ -23,7 +23,9 @@ public struct GattTable: Sendable, Hashable {
             {
                 characteristics[path] = GattCharacteristicInfo(
                     path: path, servicePath: service, uuid: uuid, flags: p["Flags"]?.stringArrayValue ?? [],
-                    mtu: p["MTU"]?.intValue, value: nil, descriptors: [])
+                    mtu: p["MTU"]?.intValue, value: nil, descriptors: [],
+                    acquirable: GattCharacteristicInfo.Acquirable(
+                        notify: p["NotifyAcquired"] != nil, write: p["WriteAcquired"] != nil))
             }
             if let p = interfaces[BlueZNames.gattDescriptorInterface],
                 let uuid = Self.uuid(p),
@@ -82,11 +84,27 @@ public struct GattCharacteristicInfo: Sendable, Hashable {
     public var mtu: Int?
     public var value: [UInt8]?
     public var descriptors: [GattDescriptorInfo]
+    /// Which sockets bluetoothd offers for the characteristic.
+    public var acquirable: Acquirable
+
+    /// Whether bluetoothd offers `AcquireNotify` and `AcquireWrite`: it shows the
+    /// `NotifyAcquired` and `WriteAcquired` properties only where it does (for a notifying
+    /// characteristic and one that takes writes without response).
+    public struct Acquirable: Sendable, Hashable {
+        public var notify: Bool
+        public var write: Bool
+
+        public init(notify: Bool = false, write: Bool = false) {
+            self.notify = notify
+            self.write = write
+        }
+    }
 
     public init(
         path: DBusObjectPath, servicePath: DBusObjectPath, uuid: BluetoothUUID, flags: [String], mtu: Int? = nil,
-        value: [UInt8]? = nil, descriptors: [GattDescriptorInfo] = []
+        value: [UInt8]? = nil, descriptors: [GattDescriptorInfo] = [], acquirable: Acquirable = Acquirable()
     ) {
+        self.acquirable = acquirable
         self.path = path
         self.servicePath = servicePath
         self.uuid = uuid

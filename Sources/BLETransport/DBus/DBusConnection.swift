@@ -174,16 +174,27 @@ public final class DBusConnection: Sendable {
         matching rule: DBusMatchRule,
         bufferingPolicy: AsyncStream<DBusMessage>.Continuation.BufferingPolicy = .unbounded
     ) async throws(DBusError) -> AsyncStream<DBusMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: bufferingPolicy)
+        let subscription = try await subscribe(
+            matching: rule, deliver: { continuation.yield($0) }, end: { continuation.finish() })
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// Subscribes `deliver` to messages matching `rule` (AddMatch at the daemon): it runs
+    /// on the connection's dispatch thread for each matching signal, in arrival order, and
+    /// must return quickly (yield to a stream, update locked state). `end` runs once, when
+    /// the subscription is cancelled or the connection ends. Active when this returns.
+    package func subscribe(
+        matching rule: DBusMatchRule, deliver: @escaping @Sendable (DBusMessage) -> Void,
+        end: @escaping @Sendable () -> Void
+    ) async throws(DBusError) -> DBusSignalSubscription {
         try rule.validate()
         let id = nextSubscriptionID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self, bufferingPolicy: bufferingPolicy)
         let loop = self.loop
-        continuation.onTermination = { _ in
-            loop.enqueue { $0.removeSubscription(id, removeMatch: true) }
-        }
         // Registered locally first, so nothing the daemon sends after AddMatch is lost.
-        guard loop.enqueue({ $0.addSubscription(id, .init(rule: rule, continuation: continuation)) }) else {
-            continuation.finish()
+        guard loop.enqueue({ $0.addSubscription(id, .init(rule: rule, deliver: deliver, end: end)) }) else {
+            end()
             throw .disconnected(loop.terminationReason)
         }
         do {
@@ -192,7 +203,7 @@ public final class DBusConnection: Sendable {
             loop.enqueue { $0.removeSubscription(id, removeMatch: false) }
             throw error
         }
-        return stream
+        return DBusSignalSubscription(loop: loop, id: id)
     }
 
     /// The number of live signal subscriptions (for tests and diagnostics).

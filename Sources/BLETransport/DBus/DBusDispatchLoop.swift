@@ -32,9 +32,13 @@ struct DBusConnectInfo: Sendable {
 final class DBusDispatchLoop: @unchecked Sendable {
     typealias Command = @Sendable (DBusDispatchLoop) -> Void
 
+    /// A match rule and what to do with the signals it matches. Both closures run on the
+    /// dispatch thread, in arrival order: they must be short and must not block.
     struct Subscription {
         var rule: DBusMatchRule
-        var continuation: AsyncStream<DBusMessage>.Continuation
+        var deliver: @Sendable (DBusMessage) -> Void
+        /// Runs once when the subscription ends (removed, or the connection closed).
+        var end: @Sendable () -> Void
     }
 
     // MARK: Shared state (mutex-protected, any thread)
@@ -53,23 +57,27 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
     /// Incoming method calls, in arrival order, for the object router.
     let incomingCalls: AsyncStream<DBusMessage>
-    private let incomingContinuation: AsyncStream<DBusMessage>.Continuation
+    let incomingContinuation: AsyncStream<DBusMessage>.Continuation
 
     // MARK: Thread-confined state (dispatch thread only)
 
-    private var connection: OpaquePointer?
-    private var canPassUnixFDs = false
-    private var pending: [UInt32: DBusPendingCall] = [:]
-    private var subscriptions: [UInt64: Subscription] = [:]
+    var connection: OpaquePointer?
+    var canPassUnixFDs = false
+    var pending: [UInt32: DBusPendingCall] = [:]
+    var subscriptions: [UInt64: Subscription] = [:]
     /// Replies to calls the loop makes for itself (GetNameOwner), handled in order with
     /// signals.
-    private var internalReplies: [UInt32: (DBusMessage) -> Void] = [:]
+    var internalReplies: [UInt32: (DBusMessage) -> Void] = [:]
     /// Well-known names used as `sender` in subscriptions (with a use count) and their
     /// current owners.
-    private var trackedNames: [String: Int] = [:]
-    private var nameOwners: [String: String] = [:]
-    private var stopRequested = false
-    private var lostConnection = false
+    var trackedNames: [String: Int] = [:]
+    var nameOwners: [String: String] = [:]
+    /// Sockets polled beside the bus (acquired GATT sockets), by descriptor.
+    var watches: [Int32: FileWatch] = [:]
+    var watchesChanged = false
+    private var runnableCommands: [Command] = []
+    var stopRequested = false
+    var lostConnection = false
 
     private init(logger: Logger) throws(DBusError) {
         var fds: [Int32] = [-1, -1]
@@ -152,119 +160,6 @@ final class DBusDispatchLoop: @unchecked Sendable {
         stopRequested = true
     }
 
-    /// Sends a message now; returns its serial.
-    @discardableResult
-    func sendNow(_ message: DBusMessage) throws(DBusError) -> UInt32 {
-        guard let connection, !lostConnection else { throw .disconnected(terminationReason) }
-        if !canPassUnixFDs && message.body.contains(where: \.containsUnixFD) {
-            throw .marshalling("unix fd passing is not supported on this connection")
-        }
-        let raw = try DBusMarshalling.makeMessage(message)
-        defer { dbus_message_unref(raw) }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(connection, raw, &serial) != 0 else {
-            throw .marshalling("out of memory while queueing a message")
-        }
-        if logger.logLevel <= .trace {
-            var sent = message
-            sent.serial = serial
-            logger.trace("D-Bus send \(sent.logDescription)")
-        }
-        return serial
-    }
-
-    /// Sends a method call and registers it for its reply (matched by serial in the filter).
-    func startCall(_ message: DBusMessage, _ call: DBusPendingCall) {
-        guard !call.isFinished else { return }
-        do {
-            let serial = try sendNow(message)
-            pending[serial] = call
-        } catch {
-            call.finish(.failure(error))
-        }
-    }
-
-    /// Drops a call that finished elsewhere (cancelled); a late reply is then ignored.
-    func forget(_ call: DBusPendingCall) {
-        if let serial = pending.first(where: { $0.value === call })?.key {
-            pending[serial] = nil
-        }
-    }
-
-    var subscriptionCount: Int { subscriptions.count }
-
-    func addSubscription(_ id: UInt64, _ subscription: Subscription) {
-        guard connection != nil, !lostConnection else {
-            subscription.continuation.finish()
-            return
-        }
-        subscriptions[id] = subscription
-        if let name = subscription.rule.wellKnownSender { trackName(name) }
-    }
-
-    /// Starts following the owner of `name`: NameOwnerChanged match first, then
-    /// GetNameOwner; the daemon answers in order, so the owner is known before any signal
-    /// matching the subscriber's own (later) AddMatch arrives.
-    private func trackName(_ name: String) {
-        trackedNames[name, default: 0] += 1
-        guard trackedNames[name] == 1 else { return }
-        var addMatch = DBusMessage.methodCall(
-            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
-            member: "AddMatch", body: [.string(DBusMatchRule.nameOwnerChanged(name: name).description)])
-        addMatch.noReplyExpected = true
-        let getOwner = DBusMessage.methodCall(
-            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
-            member: "GetNameOwner", body: [.string(name)])
-        do {
-            try sendNow(addMatch)
-            let serial = try sendNow(getOwner)
-            internalReplies[serial] = { [unowned self] reply in
-                guard self.trackedNames[name] != nil else { return }
-                if reply.kind == .methodReturn, let owner = reply.body.first?.stringValue {
-                    self.nameOwners[name] = owner
-                } else {
-                    self.nameOwners[name] = nil
-                }
-            }
-        } catch {
-            logger.debug("D-Bus cannot track the owner of \(name): \(error)")
-        }
-    }
-
-    private func untrackName(_ name: String) {
-        guard let count = trackedNames[name] else { return }
-        if count > 1 {
-            trackedNames[name] = count - 1
-            return
-        }
-        trackedNames[name] = nil
-        nameOwners[name] = nil
-        guard connection != nil, !lostConnection else { return }
-        var removeMatch = DBusMessage.methodCall(
-            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
-            member: "RemoveMatch", body: [.string(DBusMatchRule.nameOwnerChanged(name: name).description)])
-        removeMatch.noReplyExpected = true
-        _ = try? sendNow(removeMatch)
-    }
-
-    /// Removes a subscription and, if `removeMatch`, drops its rule at the daemon
-    /// (fire-and-forget RemoveMatch).
-    func removeSubscription(_ id: UInt64, removeMatch: Bool) {
-        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
-        subscription.continuation.finish()
-        if let name = subscription.rule.wellKnownSender { untrackName(name) }
-        guard removeMatch, connection != nil, !lostConnection else { return }
-        var message = DBusMessage.methodCall(
-            destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
-            member: "RemoveMatch", body: [.string(subscription.rule.description)])
-        message.noReplyExpected = true
-        do {
-            try sendNow(message)
-        } catch {
-            logger.debug("RemoveMatch failed: \(error)")
-        }
-    }
-
     // MARK: The thread
 
     private func run(_ target: DBusConnectTarget, onReady: (Result<DBusConnectInfo, DBusError>) -> Void) {
@@ -342,49 +237,40 @@ final class DBusDispatchLoop: @unchecked Sendable {
                 return "the bus connection was lost"
             }
             expireDeadlines()
+            if watchesChanged {
+                pollFDs.removeSubrange(2...)
+                for (fd, watch) in watches { pollFDs.append(pollfd(fd: fd, events: watch.events, revents: 0)) }
+                watchesChanged = false
+            }
             let wantsWrite = dbus_connection_has_messages_to_send(connection) != 0
             pollFDs[1].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
-            pollFDs[0].revents = 0
-            pollFDs[1].revents = 0
-            let result = poll(&pollFDs, 2, nextPollTimeout())
+            for index in pollFDs.indices { pollFDs[index].revents = 0 }
+            let result = poll(&pollFDs, nfds_t(pollFDs.count), nextPollTimeout())
             if result < 0 && errno != EINTR {
                 lostConnection = true
                 return "poll failed: errno \(errno)"
             }
             if pollFDs[0].revents != 0 { drainWakePipe() }
+            // Sockets before the bus's next dispatch: what a socket holds arrived no later
+            // than the signals read after it.
+            for index in pollFDs.indices.dropFirst(2) where pollFDs[index].revents != 0 {
+                serviceWatch(pollFDs[index].fd, revents: pollFDs[index].revents)
+            }
         }
     }
 
+    /// Swaps the queue with an empty one that keeps its capacity, so queueing allocates
+    /// nothing once both have grown.
     private func runCommands() {
-        let commands = shared.withLock { shared -> [Command] in
-            let commands = shared.commands
-            shared.commands.removeAll()
-            return commands
-        }
-        for command in commands { command(self) }
+        shared.withLock { shared in swap(&shared.commands, &runnableCommands) }
+        for command in runnableCommands { command(self) }
+        runnableCommands.removeAll(keepingCapacity: true)
     }
 
     private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
-    }
-
-    private func expireDeadlines() {
-        guard !pending.isEmpty else { return }
-        let now = ContinuousClock.now
-        for (serial, call) in pending where call.isFinished || call.deadline <= now {
-            pending[serial] = nil
-            call.finish(.failure(.timeout(call.callDescription)))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while read(wakeRead, buffer.baseAddress, buffer.count) > 0 {}
         }
-    }
-
-    private func nextPollTimeout() -> Int32 {
-        guard let deadline = pending.values.map(\.deadline).min() else { return -1 }
-        let remaining = deadline - ContinuousClock.now
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
-        return Int32(clamping: milliseconds)
     }
 
     private func closeConnection() {
@@ -399,12 +285,13 @@ final class DBusDispatchLoop: @unchecked Sendable {
         let calls = pending.values
         pending.removeAll()
         for call in calls { call.finish(.failure(.disconnected(reason))) }
-        let streams = subscriptions.values.map(\.continuation)
+        let ended = subscriptions.values.map(\.end)
         subscriptions.removeAll()
         internalReplies.removeAll()
         trackedNames.removeAll()
         nameOwners.removeAll()
-        for stream in streams { stream.finish() }
+        endWatches()
+        for end in ended { end() }
         incomingContinuation.finish()
     }
 
@@ -427,82 +314,6 @@ final class DBusDispatchLoop: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    // MARK: Incoming messages (dispatch thread, from the libdbus filter)
-
-    fileprivate func handle(_ raw: OpaquePointer) -> DBusHandlerResult {
-        switch dbus_message_get_type(raw) {
-        case DBusTypeCode.messageTypeMethodReturn, DBusTypeCode.messageTypeError:
-            let replySerial = dbus_message_get_reply_serial(raw)
-            if let internalHandler = internalReplies.removeValue(forKey: replySerial) {
-                if let reply = try? DBusMarshalling.decodeMessage(raw) { internalHandler(reply) }
-                return DBUS_HANDLER_RESULT_HANDLED
-            }
-            guard let call = pending.removeValue(forKey: replySerial) else {
-                return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-            }
-            do {
-                let reply = try DBusMarshalling.decodeMessage(raw)
-                logger.trace("D-Bus receive \(reply.logDescription)")
-                if reply.kind == .error {
-                    call.finish(.failure(.remote(
-                        name: reply.errorName ?? DBusErrorName.failed,
-                        message: reply.body.first?.stringValue ?? "")))
-                } else {
-                    call.finish(.success(reply))
-                }
-            } catch {
-                call.finish(.failure(error))
-            }
-            return DBUS_HANDLER_RESULT_HANDLED
-
-        case DBusTypeCode.messageTypeSignal:
-            let header = DBusMarshalling.decodeHeader(raw)
-            if header.path == DBusStandard.localPath, header.interface == DBusStandard.localInterface,
-                header.member == "Disconnected"
-            {
-                lostConnection = true
-                return DBUS_HANDLER_RESULT_HANDLED
-            }
-            guard !subscriptions.isEmpty else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-            let signal: DBusMessage
-            do {
-                signal = try DBusMarshalling.decodeMessage(raw)
-            } catch {
-                logger.debug("D-Bus dropping undecodable signal \(header.logDescription): \(error)")
-                return DBUS_HANDLER_RESULT_HANDLED
-            }
-            logger.trace("D-Bus receive \(signal.logDescription)")
-            if signal.sender == DBusStandard.busName, signal.interface == DBusStandard.busInterface,
-                signal.member == "NameOwnerChanged", signal.body.count == 3,
-                case .string(let name) = signal.body[0], trackedNames[name] != nil
-            {
-                let newOwner = signal.body[2].stringValue ?? ""
-                nameOwners[name] = newOwner.isEmpty ? nil : newOwner
-            }
-            for id in subscriptions.keys.sorted() {
-                guard let subscription = subscriptions[id], subscription.rule.matches(signal, owners: nameOwners)
-                else { continue }
-                subscription.continuation.yield(signal)
-            }
-            return DBUS_HANDLER_RESULT_HANDLED
-
-        case DBusTypeCode.messageTypeMethodCall:
-            do {
-                let call = try DBusMarshalling.decodeMessage(raw)
-                logger.trace("D-Bus receive \(call.logDescription)")
-                incomingContinuation.yield(call)
-            } catch {
-                let header = DBusMarshalling.decodeHeader(raw)
-                if !header.noReplyExpected {
-                    _ = try? sendNow(header.errorReply(name: DBusErrorName.invalidArgs, message: "\(error)"))
-                }
-            }
-            return DBUS_HANDLER_RESULT_HANDLED
-
-        default:
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-        }
-    }
 }
 
 /// The libdbus filter: runs on the dispatch thread inside `dbus_connection_dispatch`.

@@ -11,6 +11,9 @@ extension LinkError.Code {
     public static let servicesRemoved = Self(rawValue: "gatt-services-removed")
     /// The D-Bus connection to the system bus ended.
     public static let busDisconnected = Self(rawValue: "dbus-disconnected")
+    /// bluetoothd closed a socket acquired with `AcquireNotify` or `AcquireWrite` while the
+    /// device stayed connected.
+    public static let acquiredSocketClosed = Self(rawValue: "acquired-socket-closed")
 
     // MARK: This side
 
@@ -121,3 +124,4 @@ extension LinkError {
         LinkError(.busDisconnected, reason)
     }
 }
+

@@ -22,13 +22,18 @@ public struct BlueZReaderConnector: ReaderConnector {
     public var timeout: Duration
     /// Connection attempts when BlueZ aborts a connection (`le-connection-abort-by-local`).
     public var connectAttempts: Int
+    /// How notifications and writes travel: `.acquiredSocket` (the default) uses
+    /// `AcquireNotify`/`AcquireWrite` sockets where bluetoothd offers them and falls back to
+    /// D-Bus messages; `.dbusMessages` always uses `StartNotify` and `WriteValue`.
+    public var valueTransport: GattValueTransport
     public var logger: Logger
 
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
-        timeout: Duration = .seconds(30), connectAttempts: Int = 3,
+        timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: GattValueTransport = .acquiredSocket,
         logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) {
+        self.valueTransport = valueTransport
         self.reader = reader
         self.adapter = adapter
         self.busAddress = busAddress
@@ -67,10 +72,13 @@ public struct BlueZReaderConnector: ReaderConnector {
                     BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
                     inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
                 // Subscribe before the first write, or the first answers are lost (§1).
-                let notifications = try await connection.notifications(of: transmit)
-                return BlueZReaderLink(
+                let notifications = try await connection.notifications(of: transmit, preferring: valueTransport)
+                let writer = try await connection.writer(for: receive, preferring: valueTransport)
+                let link = BlueZReaderLink(
                     session: session, connection: connection, device: await connection.info ?? found,
-                    receive: receive, notifications: notifications)
+                    notifications: notifications, writer: writer)
+                logger.info("link open", metadata: ["reader": "\(found.summary)", "transport": "\(link.transport)"])
+                return link
             } catch {
                 await connection.disconnect()
                 throw error

@@ -4,66 +4,71 @@ import Logging
 /// A ``ReaderLink`` over BlueZ: frames go to the reader's RX characteristic, its TX
 /// notifications come back on ``inbound``. Made by ``BlueZReaderConnector``.
 ///
-/// When BlueZ reports the link gone (`Connected` false, the device removed, bluetoothd
-/// restarted), ``inbound`` yields ``LinkInbound/dropped(_:)`` with the code
+/// ``inbound`` is the notification stream the BlueZ layer fills on its D-Bus thread: from
+/// an `AcquireNotify` socket or from `PropertiesChanged` signals (``transport`` says which),
+/// with nothing in between. When BlueZ reports the link gone (`Connected` false, the device
+/// removed, bluetoothd restarted), it yields ``LinkInbound/dropped(_:)`` with the code
 /// `remote-disconnected`, `device-removed`, `bluetoothd-restarted`,
-/// `gatt-services-removed` or `dbus-disconnected`, and a write in flight fails at once.
-public actor BlueZReaderLink: ReaderLink {
+/// `gatt-services-removed`, `acquired-socket-closed` or `dbus-disconnected`, and a write in
+/// flight fails at once.
+public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// The reader accepts an ATT MTU of at most 247 (documentation §1).
     static let largestReaderPacket = 244
 
-    public nonisolated let inbound: AsyncStream<LinkInbound>
+    public let inbound: AsyncStream<LinkInbound>
     /// The connected device.
-    public nonisolated let device: BluetoothDeviceInfo
+    public let device: BluetoothDeviceInfo
+    /// How notifications and writes travel.
+    public let transport: Transport
 
     private let session: BluetoothSession
     private let connection: GattConnection
-    private let receive: GattCharacteristic
-    private let pump: Task<Void, Never>
-    private var closed = false
+    private let writer: GattWriter
+
+    /// The value transports of the two directions.
+    public struct Transport: Sendable, Hashable, CustomStringConvertible {
+        /// TX notifications: `acquired-socket` (AcquireNotify) or `dbus-messages`.
+        public var notifications: GattValueTransport
+        /// RX writes: `acquired-socket` (AcquireWrite, without response) or `dbus-messages`
+        /// (WriteValue).
+        public var writes: GattValueTransport
+
+        public var description: String { "notify \(notifications), write \(writes)" }
+    }
 
     init(
         session: BluetoothSession, connection: GattConnection, device: BluetoothDeviceInfo,
-        receive: GattCharacteristic, notifications: AsyncStream<[UInt8]>
+        notifications: GattNotifications, writer: GattWriter
     ) {
         self.session = session
         self.connection = connection
         self.device = device
-        self.receive = receive
-        let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
-        inbound = stream
-        pump = Task {
-            for await value in notifications {
-                continuation.yield(.notification(value))
-            }
-            if let loss = await connection.linkLoss {
-                continuation.yield(.dropped(loss))
-            }
-            continuation.finish()
-        }
+        self.writer = writer
+        inbound = notifications.values
+        transport = Transport(notifications: notifications.transport, writes: writer.transport)
     }
+
+    /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write acquired-socket)`.
+    public var description: String { "\(device.summary) over BlueZ (\(transport))" }
 
     /// The ATT MTU − 3 BlueZ reports for RX (20 without an MTU), at most 244.
     public var maximumWriteLength: Int {
-        get async { min(await connection.maximumWriteLength(for: receive), Self.largestReaderPacket) }
+        get async { min(await writer.maximumLength, Self.largestReaderPacket) }
     }
 
-    /// Writes one packet to RX, with response when RX supports it.
+    /// Writes one packet to RX. The caller (the reader session) serialises writes.
     public func write(_ packet: [UInt8]) async throws(LinkError) {
-        guard !closed else { throw LinkError(.notConnected, "the link is closed") }
         do throws(BluetoothError) {
-            try await connection.write(packet, to: receive)
+            try await writer.write(packet)
         } catch {
             throw LinkError(error)
         }
     }
 
     /// Stops notifications, disconnects the reader and closes the D-Bus connection.
+    /// Idempotent.
     public func close() async {
-        guard !closed else { return }
-        closed = true
         await connection.disconnect()
-        await pump.value
         await session.close()
     }
 }

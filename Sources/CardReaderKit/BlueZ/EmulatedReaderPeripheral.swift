@@ -198,7 +198,7 @@ public actor EmulatedReaderPeripheral {
         if let connectionID {
             id = connectionID
         } else {
-            let mtu = min(max(request.mtu ?? GattWriteChunking.defaultMTU, 23), 247)
+            let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), 247)
             do throws(LinkError) {
                 let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
                 id = connection.id

@@ -25,14 +25,6 @@ public protocol ReaderLink: Sendable {
     func close() async
 }
 
-/// What arrives from a link.
-public enum LinkInbound: Sendable, Hashable {
-    /// One notification of the reader's TX characteristic.
-    case notification([UInt8])
-    /// The link went down on its own.
-    case dropped(LinkError)
-}
-
 /// Opens links to one reader: over BlueZ, or to an emulated reader.
 public protocol ReaderConnector: Sendable {
     /// A name for messages, e.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF)` or `emulated VPOS3356`.

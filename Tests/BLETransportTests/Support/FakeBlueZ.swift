@@ -1,5 +1,9 @@
 import BLETransport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A stand-in for bluetoothd on a private bus: owns `org.bluez` and serves an object
 /// manager at `/`, with whatever adapters, devices and attributes a test exports.
 final class FakeBlueZ: Sendable {
@@ -52,9 +56,16 @@ final class FakeReader: Sendable {
     /// Opened when a write of `[0xFF]` arrives; that write never completes.
     let stuckWrite = Gate()
 
+    /// bluetoothd's ends of the sockets handed out by AcquireNotify and AcquireWrite.
+    let acquiredNotify = Locked<Int32>(-1)
+    let acquiredWrite = Locked<Int32>(-1)
+
     /// Exports the reader. `Connect` fails `abortedConnects` times with
-    /// `le-connection-abort-by-local`; the first write answers `InProgress`.
-    func export(on fake: FakeBlueZ, abortedConnects: Int) throws {
+    /// `le-connection-abort-by-local`; the first write answers `InProgress`. With
+    /// `offeringSockets`, TX and RX show `NotifyAcquired`/`WriteAcquired` and answer
+    /// AcquireNotify/AcquireWrite with one end of a `SOCK_SEQPACKET` pair and MTU 247, as
+    /// bluetoothd's gatt-client does.
+    func export(on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false) throws {
         let server = fake.connection
         let connects = Locked(0)
         let writeCalls = Locked(0)
@@ -102,12 +113,16 @@ final class FakeReader: Sendable {
                     fake.record(call)
                     return []
                 },
+                DBusMethod("AcquireNotify", in: "a{sv}", out: "hq") { call in
+                    fake.record(call)
+                    return try Self.socketPair(keeping: self.acquiredNotify)
+                },
             ], properties: [
                 DBusProperty("UUID", value: .string(Self.transmitUUID.uuidString)),
                 DBusProperty("Service", value: .objectPath(Self.service)),
                 DBusProperty("Flags", value: .stringArray(["notify"])),
                 DBusProperty("Value", value: .bytes([])),
-            ])
+            ] + (offeringSockets ? [DBusProperty("NotifyAcquired", value: .bool(false))] : []))
         ])
         let stuckWrite = self.stuckWrite
         try server.export(Self.receive, interfaces: [
@@ -124,13 +139,27 @@ final class FakeReader: Sendable {
                     let type = call.arguments[1].stringDictionaryValue?["type"]?.stringValue ?? ""
                     self.writes.withLock { $0.append((value, type)) }
                     return []
-                }
+                },
+                DBusMethod("AcquireWrite", in: "a{sv}", out: "hq") { call in
+                    fake.record(call)
+                    return try Self.socketPair(keeping: self.acquiredWrite)
+                },
             ], properties: [
                 DBusProperty("UUID", value: .string(Self.receiveUUID.uuidString)),
                 DBusProperty("Service", value: .objectPath(Self.service)),
                 DBusProperty("Flags", value: .stringArray(["write", "write-without-response"])),
                 DBusProperty("MTU", value: .uint16(23)),
-            ])
+            ] + (offeringSockets ? [DBusProperty("WriteAcquired", value: .bool(false))] : []))
         ])
+    }
+
+    /// A `SOCK_SEQPACKET` pair: one end is kept in `kept`, the other goes in the reply.
+    private static func socketPair(keeping kept: Locked<Int32>) throws -> [DBusValue] {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw DBusError.remote(name: "org.bluez.Error.Failed", message: "socketpair: errno \(errno)")
+        }
+        kept.withLock { $0 = fds[0] }
+        return [.unixFD(DBusUnixFileDescriptor(owning: fds[1])), .uint16(247)]
     }
 }

@@ -95,8 +95,8 @@ func within<T: Sendable>(
 }
 
 /// The next element of a stream, bounded in time; nil if the stream ended.
-func next(_ stream: AsyncStream<DBusMessage>, within seconds: Double = 5) async throws -> DBusMessage? {
-    try await within(seconds, "waiting for a signal") {
+func next<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: Double = 5) async throws -> Element? {
+    try await within(seconds, "waiting for the next \(Element.self)") {
         var iterator = stream.makeAsyncIterator()
         return await iterator.next()
     }

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How a characteristic's values travel between bluetoothd and this process.
+public enum GattValueTransport: String, Sendable, Hashable, CustomStringConvertible {
+    /// A socket from `AcquireNotify` / `AcquireWrite`: one datagram per value, read and
+    /// written without a D-Bus message each. Writes are ATT writes without response.
+    case acquiredSocket = "acquired-socket"
+    /// D-Bus messages: a `PropertiesChanged(Value)` signal per notification after
+    /// `StartNotify`, a `WriteValue` call per write.
+    case dbusMessages = "dbus-messages"
+
+    public var description: String { rawValue }
+}
+
+/// A characteristic's notifications (see ``GattConnection/notifications(of:preferring:)``).
+public struct GattNotifications: Sendable {
+    /// Each notification in order, then ``LinkInbound/dropped(_:)`` if the link is lost.
+    /// It finishes when the connection ends.
+    public let values: AsyncStream<LinkInbound>
+    /// How they arrive.
+    public let transport: GattValueTransport
+}
+
+/// Writes to one characteristic over the transport chosen when it was made
+/// (``GattConnection/writer(for:preferring:)``). One write at a time: the caller
+/// serialises them.
+public final class GattWriter: Sendable {
+    public let characteristic: GattCharacteristic
+    public let transport: GattValueTransport
+    private let connection: GattConnection
+    private let socket: GattAcquiredSocket?
+    private let writeType: GattWriteType
+
+    init(connection: GattConnection, characteristic: GattCharacteristic, socket: GattAcquiredSocket?, writeType: GattWriteType) {
+        self.connection = connection
+        self.characteristic = characteristic
+        self.socket = socket
+        self.writeType = writeType
+        transport = socket == nil ? .dbusMessages : .acquiredSocket
+    }
+
+    /// The largest value one write carries: MTU − 3.
+    public var maximumLength: Int {
+        get async {
+            if let socket { return socket.maximumValueLength }
+            return await connection.maximumWriteLength(for: characteristic)
+        }
+    }
+
+    /// Writes one value of at most ``maximumLength`` bytes.
+    public func write(_ value: [UInt8]) async throws(BluetoothError) {
+        guard let socket else {
+            try await connection.write(value, to: characteristic, type: writeType)
+            return
+        }
+        guard let error = await socket.send(value) else { return }
+        if error == ECANCELED { throw .cancelled }
+        throw await connection.socketFailed(characteristic.path, errno: error)
+    }
+}
