@@ -52,8 +52,10 @@ struct BlueZIntegrationTests {
         CardReader(connector: connector, configuration: CardReader.Configuration(connectTimeout: .seconds(30)))
     }
 
-    var connector: BlueZReaderConnector {
-        BlueZReaderConnector(reader: "VPOS3356-", adapter: Self.centralAdapter, timeout: .seconds(30))
+    var connector: BlueZReaderConnector { connector(.acquiredSocket) }
+
+    func connector(_ transport: GattValueTransport) -> BlueZReaderConnector {
+        BlueZReaderConnector(reader: "VPOS3356-", adapter: Self.centralAdapter, timeout: .seconds(30), valueTransport: transport)
     }
 
     @Test func discoveryFindsTheEmulatedReaderByNamePrefix() async throws {
@@ -86,9 +88,18 @@ struct BlueZIntegrationTests {
         }
     }
 
-    @Test func aWholeSessionOverBlueZ() async throws {
+    /// bluetoothd offers AcquireNotify on TX (notify) and AcquireWrite on RX
+    /// (write-without-response): the default link uses both sockets, and a link asked for
+    /// D-Bus messages uses StartNotify and WriteValue; a whole session runs over each.
+    @Test(arguments: [GattValueTransport.acquiredSocket, .dbusMessages])
+    func aWholeSessionOverBlueZ(transport: GattValueTransport) async throws {
         try await withPeripheral(["swipe-after=1", "card-inserted", "battery=15"]) { _ in
-        let reader = cardReader(connector)
+        let link = try await connector(transport).connect()
+        let bluez = try #require(link as? BlueZReaderLink)
+        #expect(bluez.transport == BlueZReaderLink.Transport(notifications: transport, writes: transport))
+        await link.close()
+
+        let reader = cardReader(connector(transport))
         let events = await reader.events()
         try await reader.connect()
         let info = try await reader.info()

@@ -61,6 +61,27 @@ func swiftRoundTrip(_ client: DBusConnection) async throws -> Double {
     return nanoseconds(ContinuousClock.now - start, per: calls)
 }
 
+/// The same calls, 8 in flight at a time (8 tasks, then wait for all): time per call.
+func swiftRoundTripsInFlight(_ client: DBusConnection) async throws -> Double {
+    func batch() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    _ = try await client.call(
+                        destination: DBusStandard.busName, path: DBusStandard.busPath,
+                        interface: DBusStandard.busInterface, member: "NameHasOwner", body: [.string(DBusStandard.busName)])
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+    for _ in 0..<25 { try await batch() }
+    let batches = 5000 / 8
+    let start = ContinuousClock.now
+    for _ in 0..<batches { try await batch() }
+    return nanoseconds(ContinuousClock.now - start, per: batches * 8)
+}
+
 /// PropertiesChanged signals emitted by one connection in windows of 64 and received,
 /// value read, through another's subscription.
 func swiftNotifications(_ client: DBusConnection, _ emitter: DBusConnection) async throws -> Double {
@@ -94,6 +115,7 @@ let client = try await DBusConnection.connect(address: bus.address)
 let emitter = try await DBusConnection.connect(address: bus.address)
 let swift: [String: Double] = [
     "method call round trip through dbus-daemon": try await swiftRoundTrip(client),
+    "method calls, 8 in flight, per call": try await swiftRoundTripsInFlight(client),
     "244-byte notification signal, emitted and received": try await swiftNotifications(client, emitter),
 ]
 await client.close()
@@ -112,6 +134,7 @@ print("workload | libdbus linked, ns | libdbus through the loader, ns | loader Ã
 print("--- | --- | --- | --- | --- | ---")
 for workload in [
     "build and read a 244-byte PropertiesChanged", "method call round trip through dbus-daemon",
+    "method calls, 8 in flight, per call",
     "244-byte notification signal, emitted and received",
 ] {
     print(

@@ -199,16 +199,46 @@ public actor GattConnection {
         return .linkLost(await lossAfterSocketClosed(path, what: "the write socket (errno \(error))"))
     }
 
+    /// Asks BlueZ what happened: bluetoothd's own signal may still be on its way, or never
+    /// come (the bus or bluetoothd died), so the answer to a call decides.
     private func lossAfterSocketClosed(_ path: DBusObjectPath, what: String) async -> LinkError {
-        if linkLoss == nil, !closed {
-            let connected = (try? await device.info())?.isConnected
-            if connected == false {
-                lose(.remoteDisconnected(name))
-            } else {
-                lose(LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected"))
-            }
+        guard linkLoss == nil, !closed else {
+            return linkLoss ?? LinkError(.notConnected, "the connection to \(name) is closed")
         }
-        return linkLoss ?? LinkError(.notConnected, "the connection to \(name) is closed")
+        let loss: LinkError
+        do throws(BluetoothError) {
+            let connected = try await device.info().isConnected
+            let characteristicExists = try await characteristicExists(at: path)
+            loss =
+                if !connected { .remoteDisconnected(name) }
+                else if !characteristicExists { .servicesRemoved(path.rawValue) }
+                else { LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
+        } catch {
+            loss =
+                switch error {
+                case .bus(let detail): .busLost(detail)
+                case .bluetoothdNotRunning: .bluetoothdRestarted(newOwner: nil)
+                case .linkLost(let earlier): earlier
+                default: .deviceRemoved(name)
+                }
+        }
+        lose(loss)
+        return linkLoss ?? loss
+    }
+
+    /// Whether BlueZ still has the characteristic object at `path`.
+    private func characteristicExists(at path: DBusObjectPath) async throws(BluetoothError) -> Bool {
+        do throws(DBusError) {
+            _ = try await session.connection.getAllProperties(
+                interface: BlueZNames.gattCharacteristicInterface, destination: BlueZNames.service, path: path,
+                timeout: .seconds(5))
+            return true
+        } catch {
+            let gone = [DBusErrorName.unknownObject, DBusErrorName.unknownMethod, DBusErrorName.unknownInterface,
+                DBusErrorName.invalidArgs]
+            if gone.contains(where: error.isRemote) { return false }
+            throw BluetoothError(error, operation: "reading \(path)")
+        }
     }
 
     // MARK: - Signals

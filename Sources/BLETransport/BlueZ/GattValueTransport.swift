@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// How a characteristic's values travel between bluetoothd and this process.
-public enum GattValueTransport: String, Sendable, Hashable, CustomStringConvertible {
+public enum GattValueTransport: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A socket from `AcquireNotify` / `AcquireWrite`: one datagram per value, read and
     /// written without a D-Bus message each. Writes are ATT writes without response.
     case acquiredSocket = "acquired-socket"

@@ -109,9 +109,7 @@ public final class DBusConnection: Sendable {
             throw .marshalling("unix fd passing is not supported on this connection")
         }
         if Task.isCancelled { throw .cancelled }
-        let description = "\(message.destination ?? "-") \(message.path?.rawValue ?? "") "
-            + "\(message.interface.map { $0 + "." } ?? "")\(message.member ?? "")"
-        let call = DBusPendingCall(deadline: .now + timeout, callDescription: "\(description) after \(timeout)")
+        let call = DBusPendingCall(message, timeout: timeout)
         let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

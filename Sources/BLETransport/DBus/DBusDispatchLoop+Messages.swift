@@ -52,7 +52,9 @@ extension DBusDispatchLoop {
     }
 
     func nextPollTimeout() -> Int32 {
-        guard let deadline = pending.values.map(\.deadline).min() else { return -1 }
+        var earliest: ContinuousClock.Instant?
+        for call in pending.values where earliest.map({ call.deadline < $0 }) ?? true { earliest = call.deadline }
+        guard let deadline = earliest else { return -1 }
         let remaining = deadline - ContinuousClock.now
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components

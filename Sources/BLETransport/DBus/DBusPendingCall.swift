@@ -9,7 +9,8 @@ final class DBusPendingCall: Sendable {
     typealias Continuation = CheckedContinuation<Result<DBusMessage, DBusError>, Never>
 
     let deadline: ContinuousClock.Instant
-    let callDescription: String
+    private let call: (destination: String?, path: DBusObjectPath?, interface: String?, member: String?)
+    private let timeout: Duration
 
     private struct State {
         var continuation: Continuation?
@@ -19,9 +20,17 @@ final class DBusPendingCall: Sendable {
 
     private let state = Locked(State())
 
-    init(deadline: ContinuousClock.Instant, callDescription: String) {
-        self.deadline = deadline
-        self.callDescription = callDescription
+    init(_ message: DBusMessage, timeout: Duration) {
+        deadline = .now + timeout
+        self.timeout = timeout
+        call = (message.destination, message.path, message.interface, message.member)
+    }
+
+    /// E.g. `org.bluez /org/bluez/hci0 org.bluez.Adapter1.StartDiscovery after 10 seconds`:
+    /// built only when a deadline passes, not for every call.
+    var callDescription: String {
+        "\(call.destination ?? "-") \(call.path?.rawValue ?? "") "
+            + "\(call.interface.map { $0 + "." } ?? "")\(call.member ?? "") after \(timeout)"
     }
 
     func install(_ continuation: Continuation) {

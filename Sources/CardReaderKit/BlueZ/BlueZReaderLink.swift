@@ -33,6 +33,11 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         /// (WriteValue).
         public var writes: GattValueTransport
 
+        public init(notifications: GattValueTransport, writes: GattValueTransport) {
+            self.notifications = notifications
+            self.writes = writes
+        }
+
         public var description: String { "notify \(notifications), write \(writes)" }
     }
 

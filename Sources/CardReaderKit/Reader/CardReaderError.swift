@@ -129,3 +129,33 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 }
+
+extension CardReaderError {
+    /// A stable identifier of what happened, e.g. `cardholder-timeout`, `link-lost`: what
+    /// programs decide on and `readerctl --json` prints as `error`.
+    public var identifier: String {
+        switch self {
+        case .notConnected: "not-connected"
+        case .connectionTimedOut: "connection-timed-out"
+        case .connectionFailed: "connection-failed"
+        case .linkLost: "link-lost"
+        case .writeFailed: "write-failed"
+        case .readerTimedOut: "reader-timed-out"
+        case .readerNotResponding: "reader-not-responding"
+        case .cancelled: "cancelled"
+        case .cardholderTimeout: "cardholder-timeout"
+        case .badSwipe: "bad-swipe"
+        case .noCard: "no-card"
+        case .cardRemoved: "card-removed"
+        case .readerBusy: "reader-busy"
+        case .batteryTooLow: "battery-too-low"
+        case .cardNotResponding: "card-not-responding"
+        case .cardNotPowered: "card-not-powered"
+        case .readerRejected: "reader-rejected"
+        case .malformedResponse: "malformed-response"
+        case .invalidRequest: "invalid-request"
+        case .cardRefused: "card-refused"
+        case .invalidCardData: "invalid-card-data"
+        }
+    }
+}

@@ -63,3 +63,20 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension CardReaderEvent {
+    /// A stable name of the event, e.g. `card-inserted`: what `readerctl events --json`
+    /// prints as `event`.
+    public var name: String {
+        switch self {
+        case .cardInserted: "card-inserted"
+        case .cardRemoved: "card-removed"
+        case .batteryLow: "battery-low"
+        case .resetScheduled: "reset-scheduled"
+        case .unrecognized: "unrecognized"
+        case .reconnecting: "reconnecting"
+        case .reconnected: "reconnected"
+        case .disconnected: "disconnected"
+        }
+    }
+}

@@ -65,7 +65,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     private static func print(_ event: CardReaderEvent, json: Bool) {
-        var fields = ["event": identifier(event)]
+        var fields = ["event": event.name]
         switch event {
         case .batteryLow(let percent): fields["batteryPercent"] = "\(percent)"
         case .resetScheduled(let after): fields["secondsUntilReset"] = "\(after.components.seconds)"
@@ -84,18 +84,5 @@ struct EventsCommand: AsyncParsableCommand {
             Swift.print(event.description)
         }
         fflush(nil)
-    }
-
-    private static func identifier(_ event: CardReaderEvent) -> String {
-        switch event {
-        case .cardInserted: "card-inserted"
-        case .cardRemoved: "card-removed"
-        case .batteryLow: "battery-low"
-        case .resetScheduled: "reset-scheduled"
-        case .unrecognized: "unrecognized"
-        case .reconnecting: "reconnecting"
-        case .reconnected: "reconnected"
-        case .disconnected: "disconnected"
-        }
     }
 }

@@ -69,6 +69,6 @@ struct DecodeCommand: ParsableCommand {
                 status = ExitStatus.unreadableInput
             }
         }
-        throw status
+        throw status.exitCode
     }
 }

@@ -22,7 +22,7 @@ enum BluetoothRun {
         interrupt.cancels(task)
         if let error = await task.value {
             StandardStreams.writeError("readerctl: \(error)\n")
-            throw ExitStatus.linkLost
+            throw ExitStatus.linkLost.exitCode
         }
     }
 }

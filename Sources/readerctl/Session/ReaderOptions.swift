@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLETransport
 import CardReaderKit
 
 /// Which reader a subcommand talks to, and how.
@@ -22,7 +23,12 @@ struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds to find and connect to the reader.", valueName: "seconds"))
     var connectTimeout = 5.0
 
-    @Flag(help: "Log every frame to standard error (card data redacted).")
+    @Option(help: ArgumentHelp(
+        "Bluetooth reader: how notifications and writes travel through bluetoothd. acquired-socket uses AcquireNotify/AcquireWrite sockets where bluetoothd offers them (else D-Bus messages); dbus-messages always uses StartNotify and WriteValue. --verbose shows which a link uses.",
+        valueName: "transport"))
+    var valueTransport: GattValueTransport = .acquiredSocket
+
+    @Flag(help: "Log every frame to standard error (card data redacted), and how the link carries them.")
     var verbose = false
 
     func validate() throws {
@@ -36,7 +42,9 @@ struct ReaderOptions: ParsableArguments {
                 throw ValidationError("--card, --scenario and --mtu apply to the emulated reader only")
             }
         case (nil, true):
-            guard adapter == nil else { throw ValidationError("--adapter applies to a Bluetooth reader only") }
+            guard adapter == nil, valueTransport == .acquiredSocket else {
+                throw ValidationError("--adapter and --value-transport apply to a Bluetooth reader only")
+            }
         }
         guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
         try OptionBounds.checkConnect(timeout: connectTimeout)
@@ -45,7 +53,8 @@ struct ReaderOptions: ParsableArguments {
     /// The connector these options name: BlueZ for `--reader`, else the emulated reader.
     func connector() throws -> any ReaderConnector {
         if let reader {
-            return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: .seconds(connectTimeout))
+            return BlueZReaderConnector(
+                reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport)
         }
         return EmulatedReaderConnector(reader: try emulator.makeReader(), mtu: mtu)
     }
@@ -59,3 +68,5 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")
     var reveal = false
 }
+
+extension GattValueTransport: ExpressibleByArgument {}

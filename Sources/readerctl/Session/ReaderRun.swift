@@ -40,14 +40,14 @@ enum ReaderRun {
             return result
         case .failure(let error):
             report(error, json: output.json)
-            throw ExitStatus.of(error)
+            throw ExitStatus.of(error).exitCode
         }
     }
 
     static func report(_ error: CardReaderError, json: Bool) {
         StandardStreams.writeError("readerctl: \(error)\n")
         if json {
-            Output.print(["error": ExitStatus.identifier(error), "message": error.description], json: true)
+            Output.print(["error": error.identifier, "message": error.description], json: true)
         }
     }
 }
