@@ -44,6 +44,10 @@ let package = Package(
             dependencies: [.product(name: "CardReaderKit", package: sdk)]
         ),
         .executableTarget(
+            name: "LinkBenchmark",
+            dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk)]
+        ),
+        .executableTarget(
             name: "DBusBenchmark",
             dependencies: [.product(name: "BLETransport", package: sdk)]
         ),

@@ -141,3 +141,10 @@ for workload in [
         "\(workload) | \(format(linked[workload])) | \(format(loaded[workload])) | \(ratio(loaded[workload], linked[workload]))"
             + " | \(format(swift[workload])) | \(ratio(swift[workload], linked[workload]))")
 }
+
+// The goal: a method call within 1.2× raw libdbus, one at a time and with 8 in flight.
+for workload in ["method call round trip through dbus-daemon", "method calls, 8 in flight, per call"] {
+    guard let value = swift[workload], let reference = linked[workload] else { continue }
+    let ratio = value / reference
+    print("goal \(workload): \(String(format: "%.2f", ratio))× raw libdbus (goal ≤ 1.20: \(ratio <= 1.2 ? "met" : "missed"))")
+}
