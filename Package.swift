@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Every target: an import missing from a file is an error, not something another file's
+/// import hides.
+let strictImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "CardReaderKit",
     products: [
@@ -14,7 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "ReaderProtocol"),
+        .target(name: "ReaderProtocol", swiftSettings: strictImports),
         // libdbus's API, declared by the project and loaded at run time: building needs no
         // libdbus headers, and nothing links libdbus.
         .target(name: "CDBus"),
@@ -23,7 +27,8 @@ let package = Package(
             dependencies: [
                 "CDBus",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         .target(
             name: "CardReaderKit",
@@ -31,7 +36,8 @@ let package = Package(
                 "ReaderProtocol",
                 "BLETransport",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         .executableTarget(
             name: "readerctl",
@@ -40,13 +46,14 @@ let package = Package(
                 "BLETransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
-        .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"]),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"]),
-        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit", "BLETransport"]),
-        .testTarget(name: "readerctlTests"),
-        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"]),
+        .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"], swiftSettings: strictImports),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"], swiftSettings: strictImports),
+        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
+        .testTarget(name: "readerctlTests", swiftSettings: strictImports),
+        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
-import Testing
+import BLETransport
 import CardReaderKit
 import ReaderProtocol
+import Testing
 
 /// CardReader driving the emulated reader end to end, at ATT MTU 23 and 247, under one
 /// ManualClock: no test sleeps. Expected values are the built-in test cards'

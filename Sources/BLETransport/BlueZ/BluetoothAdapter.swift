@@ -1,3 +1,5 @@
+import Logging
+
 /// A local Bluetooth controller (`org.bluez.Adapter1`), e.g. `hci0`.
 public struct BluetoothAdapter: Sendable {
     public let session: BluetoothSession

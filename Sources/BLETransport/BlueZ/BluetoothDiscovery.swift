@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// A running LE discovery: an `AsyncSequence` of device updates (see

@@ -1,3 +1,5 @@
+import Logging
+
 /// GATT values: the table, binding characteristics, reads, notifications and writes.
 extension GattConnection {
     /// Every service, characteristic and descriptor, with the values of readable

@@ -1,3 +1,5 @@
+import Logging
+
 /// A connection to a remote device with resolved GATT services: binds characteristics,
 /// receives notifications and writes, and notices the link going away.
 ///

@@ -1,4 +1,5 @@
 internal import CDBus
+import Logging
 
 /// Sending, replies matched to calls, deadlines and incoming messages: all on the
 /// dispatch thread.

@@ -1,4 +1,5 @@
 internal import CDBus
+import Logging
 
 /// Signal subscriptions and the owners of the well-known names they follow: all on the
 /// dispatch thread.

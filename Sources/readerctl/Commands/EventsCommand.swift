@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLETransport
 import CardReaderKit
 #if canImport(Glibc)
 import Glibc
