@@ -16,7 +16,7 @@ final class DBusObjectRegistry: Sendable {
         DBusStandard.objectManagerInterface, DBusStandard.peerInterface,
     ]
 
-    private struct ExportedObject {
+    struct ExportedObject {
         var interfaceOrder: [String] = []
         var interfaces: [String: DBusInterface] = [:]
         var values: [String: [String: DBusValue]] = [:]
@@ -25,14 +25,14 @@ final class DBusObjectRegistry: Sendable {
         var worker: Task<Void, Never>
     }
 
-    private struct State {
+    struct State {
         var objects: [DBusObjectPath: ExportedObject] = [:]
         var closed = false
     }
 
-    private let state = Locked(State())
-    private let loop: DBusDispatchLoop
-    private let logger: Logger
+    let state = Locked(State())
+    let loop: DBusDispatchLoop
+    let logger: Logger
 
     init(loop: DBusDispatchLoop, logger: Logger) {
         self.loop = loop
@@ -41,7 +41,7 @@ final class DBusObjectRegistry: Sendable {
 
     // MARK: Changing the object tree (any task)
 
-    private func makeObject(at path: DBusObjectPath) -> ExportedObject {
+    func makeObject(at path: DBusObjectPath) -> ExportedObject {
         let (stream, inbox) = AsyncStream.makeStream(of: DBusMessage.self)
         let worker = Task { [weak self] in
             for await call in stream {
@@ -144,7 +144,7 @@ final class DBusObjectRegistry: Sendable {
 
     // MARK: Helpers (called with the mutex held)
 
-    private func storeAndEmit(
+    func storeAndEmit(
         _ state: inout State, _ values: [String: DBusValue], interface: String, path: DBusObjectPath
     ) throws(DBusError) {
         guard var object = state.objects[path] else {
@@ -175,7 +175,7 @@ final class DBusObjectRegistry: Sendable {
         }
     }
 
-    private static func nearestManager(
+    static func nearestManager(
         of path: DBusObjectPath, in objects: [DBusObjectPath: ExportedObject]
     ) -> DBusObjectPath? {
         objects.filter { $0.value.isObjectManager && $0.key.isAncestor(of: path) }
@@ -183,7 +183,7 @@ final class DBusObjectRegistry: Sendable {
     }
 
     /// `a{sa{sv}}` of the readable properties of the given interfaces.
-    private static func interfacesAndProperties(_ object: ExportedObject, names: [String]) -> DBusValue {
+    static func interfacesAndProperties(_ object: ExportedObject, names: [String]) -> DBusValue {
         var entries: [DBusDictionaryEntry] = []
         for name in names {
             guard let interface = object.interfaces[name] else { continue }
@@ -192,7 +192,7 @@ final class DBusObjectRegistry: Sendable {
         return .dictionary(keySignature: "s", valueSignature: "a{sv}", entries: entries)
     }
 
-    private static func readableProperties(_ object: ExportedObject, _ interface: DBusInterface) -> DBusValue {
+    static func readableProperties(_ object: ExportedObject, _ interface: DBusInterface) -> DBusValue {
         var values: [String: DBusValue] = [:]
         for property in interface.properties where property.access.isReadable {
             values[property.name] = object.values[interface.name]?[property.name] ?? property.value
@@ -200,7 +200,7 @@ final class DBusObjectRegistry: Sendable {
         return .stringVariantDictionary(values)
     }
 
-    private static func children(of path: DBusObjectPath, in objects: [DBusObjectPath: ExportedObject]) -> [String] {
+    static func children(of path: DBusObjectPath, in objects: [DBusObjectPath: ExportedObject]) -> [String] {
         var names: Set<String> = []
         for key in objects.keys where path.isAncestor(of: key) {
             let prefixLength = path.rawValue == "/" ? 1 : path.rawValue.utf8.count + 1
@@ -215,7 +215,7 @@ final class DBusObjectRegistry: Sendable {
 
     /// Queues a message for the dispatch thread (callers validated it or built it from
     /// validated parts).
-    private func sendQueued(_ message: DBusMessage) {
+    func sendQueued(_ message: DBusMessage) {
         let logger = self.logger
         loop.enqueue { loop in
             do {
@@ -226,7 +226,7 @@ final class DBusObjectRegistry: Sendable {
         }
     }
 
-    private func reply(_ call: DBusMessage, _ body: [DBusValue]) {
+    func reply(_ call: DBusMessage, _ body: [DBusValue]) {
         guard !call.noReplyExpected else { return }
         let reply = call.methodReturn(body: body)
         do {
@@ -250,14 +250,14 @@ final class DBusObjectRegistry: Sendable {
         }
     }
 
-    private func replyError(_ call: DBusMessage, _ name: String, _ message: String) {
+    func replyError(_ call: DBusMessage, _ name: String, _ message: String) {
         guard !call.noReplyExpected else { return }
         let errorName = DBusNameValidation.isValidErrorName(name) ? name : DBusErrorName.failed
         let text = DBusNameValidation.isValidString(message) ? message : ""
         sendQueued(call.errorReply(name: errorName, message: text))
     }
 
-    private func replyError(_ call: DBusMessage, _ error: any Error) {
+    func replyError(_ call: DBusMessage, _ error: any Error) {
         switch error {
         case DBusError.remote(let name, let message): replyError(call, name, message)
         case let error as DBusError: replyError(call, DBusErrorName.failed, error.description)
@@ -266,192 +266,4 @@ final class DBusObjectRegistry: Sendable {
         }
     }
 
-    // MARK: Handling calls
-
-    /// From the router task, in arrival order.
-    func route(_ call: DBusMessage) {
-        let path = call.path ?? .root
-        let (inbox, xml): (AsyncStream<DBusMessage>.Continuation?, String?) = state.withLock { state in
-            if let object = state.objects[path] { return (object.inbox, nil) }
-            // Not an object: intermediate nodes still answer Introspect with their children.
-            let children = Self.children(of: path, in: state.objects)
-            guard !children.isEmpty || path == .root else { return (nil, nil) }
-            return (nil, DBusIntrospection.xml(interfaces: [], isObjectManager: false, isObject: false, children: children))
-        }
-        if let inbox {
-            inbox.yield(call)
-            return
-        }
-        if let xml, call.member == "Introspect",
-            call.interface == nil || call.interface == DBusStandard.introspectableInterface
-        {
-            reply(call, [.string(xml)])
-            return
-        }
-        replyError(call, DBusErrorName.unknownObject, "No such object path '\(path.rawValue)'")
-    }
-
-    private enum Lookup {
-        case introspect(String)
-        case managedObjects(DBusValue)
-        case method(DBusMethod)
-        case failure(String, String)
-    }
-
-    /// On the object's worker task.
-    private func handle(_ call: DBusMessage, at path: DBusObjectPath) async {
-        let member = call.member ?? ""
-        if call.interface == DBusStandard.propertiesInterface {
-            await handleProperties(call, at: path)
-            return
-        }
-        let lookup: Lookup = state.withLock { state in
-            guard let object = state.objects[path] else {
-                return .failure(DBusErrorName.unknownObject, "No such object path '\(path.rawValue)'")
-            }
-            let interface = call.interface
-            if member == "Introspect" && (interface == nil || interface == DBusStandard.introspectableInterface) {
-                return .introspect(DBusIntrospection.xml(
-                    interfaces: object.interfaceOrder.compactMap { object.interfaces[$0] },
-                    isObjectManager: object.isObjectManager, isObject: true,
-                    children: Self.children(of: path, in: state.objects)))
-            }
-            if object.isObjectManager, member == "GetManagedObjects",
-                interface == nil || interface == DBusStandard.objectManagerInterface
-            {
-                let entries = state.objects.filter { path.isAncestor(of: $0.key) && !$0.value.interfaceOrder.isEmpty }
-                    .sorted { $0.key < $1.key }
-                    .map { DBusDictionaryEntry(
-                        key: .objectPath($0.key), value: Self.interfacesAndProperties($0.value, names: $0.value.interfaceOrder)) }
-                return .managedObjects(.dictionary(keySignature: "o", valueSignature: "a{sa{sv}}", entries: entries))
-            }
-            if let interface {
-                guard let definition = object.interfaces[interface] else {
-                    return .failure(DBusErrorName.unknownInterface, "No interface \(interface) at \(path.rawValue)")
-                }
-                guard let method = definition.methods.first(where: { $0.name == member }) else {
-                    return .failure(DBusErrorName.unknownMethod, "No method \(member) in \(interface)")
-                }
-                return .method(method)
-            }
-            for name in object.interfaceOrder {
-                if let method = object.interfaces[name]?.methods.first(where: { $0.name == member }) {
-                    return .method(method)
-                }
-            }
-            return .failure(DBusErrorName.unknownMethod, "No method \(member) at \(path.rawValue)")
-        }
-        switch lookup {
-        case .introspect(let xml):
-            reply(call, [.string(xml)])
-        case .managedObjects(let objects):
-            reply(call, [objects])
-        case .failure(let name, let message):
-            replyError(call, name, message)
-        case .method(let method):
-            if let expected = method.inSignature, call.signature != expected {
-                replyError(
-                    call, DBusErrorName.invalidArgs,
-                    "\(method.name) takes '\(expected.rawValue)', got '\(call.signature.rawValue)'")
-                return
-            }
-            do {
-                let result = try await method.handler(DBusMethodCall(message: call))
-                if let expected = method.outSignature, DBusValue.signature(of: result) != expected {
-                    logger.error("D-Bus handler \(method.name) returned '\(DBusValue.signature(of: result))', declared '\(expected)'")
-                    replyError(call, DBusErrorName.failed, "The handler returned a value of the wrong type")
-                    return
-                }
-                reply(call, result)
-            } catch {
-                replyError(call, error)
-            }
-        }
-    }
-
-    private func handleProperties(_ call: DBusMessage, at path: DBusObjectPath) async {
-        let args = call.body
-        switch (call.member ?? "", call.signature.rawValue) {
-        case ("Get", "ss"):
-            let interface = args[0].stringValue ?? ""
-            let name = args[1].stringValue ?? ""
-            let result: Result<DBusValue, DBusError> = state.withLock { state in
-                lookupProperty(state, path: path, interface: interface, name: name).flatMap { property in
-                    guard property.access.isReadable else {
-                        return .failure(.remote(name: DBusErrorName.accessDenied, message: "Property \(name) is write-only"))
-                    }
-                    let value = state.objects[path]?.values[interface]?[name] ?? property.value
-                    return .success(value)
-                }
-            }
-            switch result {
-            case .success(let value): reply(call, [.variant(value)])
-            case .failure(let error): replyError(call, error)
-            }
-        case ("GetAll", "s"):
-            let interface = args[0].stringValue ?? ""
-            let result: Result<DBusValue, DBusError> = state.withLock { state in
-                guard let object = state.objects[path] else {
-                    return .failure(.remote(name: DBusErrorName.unknownObject, message: "No object \(path.rawValue)"))
-                }
-                guard let definition = object.interfaces[interface] else {
-                    return .failure(.remote(name: DBusErrorName.unknownInterface, message: "No interface \(interface)"))
-                }
-                return .success(Self.readableProperties(object, definition))
-            }
-            switch result {
-            case .success(let value): reply(call, [value])
-            case .failure(let error): replyError(call, error)
-            }
-        case ("Set", "ssv"):
-            let interface = args[0].stringValue ?? ""
-            let name = args[1].stringValue ?? ""
-            guard case .variant(let value) = args[2] else { return }
-            let lookup = state.withLock { lookupProperty($0, path: path, interface: interface, name: name) }
-            let property: DBusProperty
-            switch lookup {
-            case .failure(let error):
-                replyError(call, error)
-                return
-            case .success(let found):
-                property = found
-            }
-            guard property.access.isWritable else {
-                replyError(call, DBusErrorName.propertyReadOnly, "Property \(name) is read-only")
-                return
-            }
-            guard value.signature == property.signature else {
-                replyError(call, DBusErrorName.invalidArgs, "Property \(name) has type \(property.signature.rawValue)")
-                return
-            }
-            do {
-                if let setter = property.setter { try await setter(value) }
-                try state.withLock { (state) throws(DBusError) in
-                    try storeAndEmit(&state, [name: value], interface: interface, path: path)
-                }
-                reply(call, [])
-            } catch {
-                replyError(call, error)
-            }
-        case ("Get", _), ("GetAll", _), ("Set", _):
-            replyError(call, DBusErrorName.invalidArgs, "Wrong arguments '\(call.signature.rawValue)'")
-        default:
-            replyError(call, DBusErrorName.unknownMethod, "No method \(call.member ?? "") in \(DBusStandard.propertiesInterface)")
-        }
-    }
-
-    private func lookupProperty(
-        _ state: State, path: DBusObjectPath, interface: String, name: String
-    ) -> Result<DBusProperty, DBusError> {
-        guard let object = state.objects[path] else {
-            return .failure(.remote(name: DBusErrorName.unknownObject, message: "No object \(path.rawValue)"))
-        }
-        guard let definition = object.interfaces[interface] else {
-            return .failure(.remote(name: DBusErrorName.unknownInterface, message: "No interface \(interface)"))
-        }
-        guard let property = definition.properties.first(where: { $0.name == name }) else {
-            return .failure(.remote(name: DBusErrorName.unknownProperty, message: "No property \(name) in \(interface)"))
-        }
-        return .success(property)
-    }
 }

@@ -33,7 +33,7 @@ public actor EmulatedReader {
     /// What GET INFO reports, the idle timeout and the battery thresholds.
     public nonisolated let configuration: EmulatedReaderConfiguration
 
-    private enum TimedAction: Sendable, Equatable {
+    enum TimedAction: Sendable, Equatable {
         case idleTimeout
         case restartComplete
         case lateAnswers
@@ -45,46 +45,46 @@ public actor EmulatedReader {
     }
 
     /// A command waiting for the cardholder: READ MAGNETIC STRIPE or ICC POWER ON.
-    private struct WaitingCommand {
+    struct WaitingCommand {
         var number: Int
         var code: CommandCode
     }
 
-    private enum Slot {
+    enum Slot {
         case empty
         case present
         case powered(T0CardChannel)
     }
 
-    private struct ActiveConnection {
+    struct ActiveConnection {
         var id: Int
         var continuation: AsyncStream<LinkInbound>.Continuation
         var maximumNotificationLength: Int
     }
 
-    private let clock: ElapsedClock
-    private let logger: Logger
-    private var connection: ActiveConnection?
-    private var connectionCount = 0
-    private var decoder = FrameDecoder()
-    private var emitter: NotificationEmitter
-    private var timeline = Timeline<TimedAction>()
-    private var battery: UInt8
-    private var slot: Slot
-    private var waiting: WaitingCommand?
-    private var commandCount = 0
-    private var apduCount = 0
-    private var responseCount = 0
-    private var writeCount = 0
+    let clock: ElapsedClock
+    let logger: Logger
+    var connection: ActiveConnection?
+    var connectionCount = 0
+    var decoder = FrameDecoder()
+    var emitter: NotificationEmitter
+    var timeline = Timeline<TimedAction>()
+    var battery: UInt8
+    var slot: Slot
+    var waiting: WaitingCommand?
+    var commandCount = 0
+    var apduCount = 0
+    var responseCount = 0
+    var writeCount = 0
     /// How many TX notifications the reader has sent over its life (all connections): a
     /// test that has seen the host take this many knows nothing is on its way.
     public private(set) var notificationsSent = 0
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
-    private var resentAfterRestart: [[UInt8]] = []
+    var resentAfterRestart: [[UInt8]] = []
     /// How late the command being handled is answered (`late-answer`), if it is.
-    private var answerDelay: Duration?
+    var answerDelay: Duration?
     /// Answers held back by `late-answer`, in order.
-    private var lateAnswers: [[UInt8]] = []
+    var lateAnswers: [[UInt8]] = []
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data.
@@ -173,155 +173,9 @@ public actor EmulatedReader {
         endConnection(dropping: nil)
     }
 
-    // MARK: - Commands
-
-    private func handle(_ frame: Frame) {
-        commandCount += 1
-        let code = frame.code
-        if scenario.silent?.contains(commandCount) == true {
-            logger.debug("scenario: command swallowed", metadata: ["command": "\(code)"])
-            return
-        }
-        let command = Result { () throws(MessageDecodingError) in try ReaderCommand(frame: frame) }
-        if scenario.lateAnswer?.contains(commandCount) == true, case .success(let late) = command {
-            answerDelay = Self.answerTime(of: late) + .milliseconds(1500)
-        }
-        defer {
-            answerDelay = nil
-            refreshIdleTimer()
-        }
-        if code != .cancel, waiting != nil || scenario.busy?.contains(commandCount) == true {
-            return answer(code, .busy)
-        }
-        if let status = scenario.rejections[code] {
-            return answer(code, status)
-        }
-        switch command {
-        case .success(let command): execute(command, frame: frame)
-        case .failure(.unknownCommand): answer(code, .unknownCommand)
-        case .failure: answer(code, .invalidParameter)
-        }
-    }
-
-    /// A command's documented answer time (§8).
-    private static func answerTime(of command: ReaderCommand) -> Duration {
-        switch command {
-        case .readMagneticStripe(let seconds):
-            .seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds) + 1)
-        case .iccPowerOn(let seconds): .seconds(Int(seconds) + 2)
-        case .iccAPDU: .seconds(5)
-        default: .milliseconds(500)
-        }
-    }
-
-    private func execute(_ command: ReaderCommand, frame: Frame) {
-        let code = command.code
-        switch command {
-        case .getInfo:
-            var info = configuration.info
-            info.batteryPercent = battery
-            answer(code, .success, .info(info))
-        case .cancel:
-            // Answers are sent in order: a late one goes out before CANCEL's.
-            sendLateAnswers()
-            if let cancelled = takeWaitingCommand() { answer(cancelled.code, .cancelled) }
-            answer(code, .success)
-        case .enterFirmwareUpdate(let size):
-            // YModem is not emulated: a valid size is answered "unknown command" (this
-            // firmware cannot update); size 0 is an invalid parameter on any firmware.
-            answer(code, size == 0 ? .invalidParameter : .unknownCommand)
-        case .readMagneticStripe(let seconds):
-            guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
-            let timeout = Duration.seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds))
-            guard card != nil, case .after(let delay) = scenario.swipe, delay < timeout else {
-                return wait(code, timeout: timeout)
-            }
-            guard delay > .zero else { return answer(code, swipeResult()) }
-            wait(code, timeout: timeout)
-            schedule(.swipe(command: commandCount), at: clock.elapsed() + delay)
-        case .iccPowerOn(let seconds):
-            guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
-            if case .empty = slot {
-                if seconds == 0 { answer(code, .noCard) } else { wait(code, timeout: .seconds(Int(seconds))) }
-            } else {
-                powerOn(code)
-            }
-        case .iccAPDU(let apdu):
-            // Only short APDUs, encoded as such (documentation §3; protocol notes).
-            guard !apdu.needsExtendedLength, apdu.encoded().count == frame.data.count else {
-                return answer(code, .invalidParameter)
-            }
-            switch slot {
-            case .empty: answer(code, .noCard)
-            case .present: answer(code, .cardNotPowered)
-            case .powered(var channel):
-                apduCount += 1
-                if scenario.removeDuringAPDU == apduCount {
-                    removeCard()
-                    return answer(code, .cardRemoved)
-                }
-                if let statusWord = scenario.cardStatusWords[apdu.ins] {
-                    return answer(code, .success, .apdu(ResponseAPDU(statusWord: statusWord)))
-                }
-                let response = channel.transmit(apdu)
-                slot = .powered(channel)
-                answer(code, .success, .apdu(response))
-            }
-        case .iccPowerOff:
-            switch slot {
-            case .empty: answer(code, .noCard)
-            case .present: answer(code, .cardNotPowered)
-            case .powered:
-                slot = .present
-                answer(code, .success)
-            }
-        case .iccStatus:
-            answer(code, .success, .iccStatus(slotState))
-        }
-    }
-
-    private var slotState: ICCSlotState {
-        switch slot {
-        case .empty: .noCard
-        case .present: .cardPresent
-        case .powered: .cardPowered
-        }
-    }
-
-    private func swipeResult() -> (ReaderStatus, ResponseBody) {
-        guard !scenario.badSwipe, let stripe = card?.magneticStripe, !stripe.isEmpty else { return (.unreadableStripe, .empty) }
-        return (.success, .magneticStripe(stripe))
-    }
-
-    private func answer(_ code: CommandCode, _ result: (ReaderStatus, ResponseBody)) {
-        answer(code, result.0, result.1)
-    }
-
-    private func powerOn(_ code: CommandCode) {
-        guard let chip = card?.chip, let atr = try? AnswerToReset(bytes: chip.answerToReset) else {
-            return answer(code, .cardNotResponding)
-        }
-        slot = .powered(T0CardChannel(chip: chip))
-        answer(code, .success, .answerToReset(atr))
-    }
-
-    private func wait(_ code: CommandCode, timeout: Duration) {
-        waiting = WaitingCommand(number: commandCount, code: code)
-        schedule(.commandTimeout(command: commandCount), at: clock.elapsed() + timeout)
-    }
-
-    /// Ends the wait of the waiting command, if any, and returns it (to be answered or abandoned).
-    private func takeWaitingCommand() -> WaitingCommand? {
-        guard let command = waiting else { return nil }
-        waiting = nil
-        timeline.cancel(.swipe(command: command.number))
-        timeline.cancel(.commandTimeout(command: command.number))
-        return command
-    }
-
     // MARK: - Timed actions
 
-    private func perform(_ action: TimedAction) {
+    func perform(_ action: TimedAction) {
         switch action {
         case .idleTimeout:
             endConnection(dropping: LinkError(.idleTimeout, "no command for \(configuration.idleTimeout)"))
@@ -347,7 +201,7 @@ public actor EmulatedReader {
         refreshIdleTimer()
     }
 
-    private func insertCard() {
+    func insertCard() {
         guard card != nil, case .empty = slot else { return }
         slot = .present
         send(event: .cardInserted)
@@ -357,25 +211,25 @@ public actor EmulatedReader {
         }
     }
 
-    private func removeCard() {
+    func removeCard() {
         if case .empty = slot { return }
         slot = .empty
         send(event: .cardRemoved)
     }
 
-    private func refreshIdleTimer() {
+    func refreshIdleTimer() {
         timeline.cancel(.idleTimeout)
         guard connection != nil, waiting == nil else { return }
         schedule(.idleTimeout, at: clock.elapsed() + configuration.idleTimeout)
     }
 
-    private func schedule(_ action: TimedAction, at deadline: Duration) {
+    func schedule(_ action: TimedAction, at deadline: Duration) {
         guard let wakeUp = timeline.schedule(action, at: deadline) else { return }
         clock.startTimer(until: wakeUp) { [weak self] in await self?.timerWoke(from: $0) }
     }
 
     /// A timer woke: performs every action due, and says when it wakes next, if it does.
-    private func timerWoke(from wakeUp: Duration) -> Duration? {
+    func timerWoke(from wakeUp: Duration) -> Duration? {
         let now = clock.elapsed()
         while let action = timeline.popDue(at: now) {
             perform(action)
@@ -385,7 +239,7 @@ public actor EmulatedReader {
 
     // MARK: - Sending
 
-    private func endConnection(dropping reason: LinkError?) {
+    func endConnection(dropping reason: LinkError?) {
         _ = takeWaitingCommand()
         if case .powered = slot { slot = .present }
         timeline.cancel(.idleTimeout)
@@ -398,7 +252,7 @@ public actor EmulatedReader {
         ended.continuation.finish()
     }
 
-    private func answer(_ code: CommandCode, _ status: ReaderStatus, _ body: ResponseBody = .empty) {
+    func answer(_ code: CommandCode, _ status: ReaderStatus, _ body: ResponseBody = .empty) {
         guard connection != nil else { return }
         if code != .cancel, scenario.dropBeforeAnswer?.contains(commandCount) == true {
             endConnection(
@@ -438,7 +292,7 @@ public actor EmulatedReader {
         sendFrame(bytes)
     }
 
-    private func sendLateAnswers() {
+    func sendLateAnswers() {
         timeline.cancel(.lateAnswers)
         for bytes in lateAnswers { sendFrame(bytes) }
         lateAnswers.removeAll()
@@ -455,12 +309,12 @@ public actor EmulatedReader {
         return Array(frame.prefix(3)) + [UInt8(length >> 8), UInt8(length & 0xFF)] + frame.dropFirst(5).prefix(3)
     }
 
-    private func send(event: ReaderEvent) {
+    func send(event: ReaderEvent) {
         guard let bytes = try? event.frame.encoded() else { return }
         sendFrame(bytes)
     }
 
-    private func sendFrame(_ bytes: [UInt8]) {
+    func sendFrame(_ bytes: [UInt8]) {
         guard let connection else { return }
         for packet in emitter.notifications(forFrame: bytes, maximumLength: connection.maximumNotificationLength) {
             connection.continuation.yield(.notification(packet))
