@@ -61,25 +61,29 @@ func swiftRoundTrip(_ client: DBusConnection) async throws -> Double {
     return nanoseconds(ContinuousClock.now - start, per: calls)
 }
 
-/// The same calls, 8 in flight at a time (8 tasks, then wait for all): time per call.
+/// The same calls, 8 in flight at any time: 8 tasks, each making its share one after
+/// another (as 8 readers in one process would): time per call.
 func swiftRoundTripsInFlight(_ client: DBusConnection) async throws -> Double {
-    func batch() async throws {
+    func run(_ calls: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    _ = try await client.call(
-                        destination: DBusStandard.busName, path: DBusStandard.busPath,
-                        interface: DBusStandard.busInterface, member: "NameHasOwner", body: [.string(DBusStandard.busName)])
+                    for _ in 0..<calls / 8 {
+                        _ = try await client.call(
+                            destination: DBusStandard.busName, path: DBusStandard.busPath,
+                            interface: DBusStandard.busInterface, member: "NameHasOwner",
+                            body: [.string(DBusStandard.busName)])
+                    }
                 }
             }
             try await group.waitForAll()
         }
     }
-    for _ in 0..<25 { try await batch() }
-    let batches = 5000 / 8
+    try await run(200)
+    let calls = 5000
     let start = ContinuousClock.now
-    for _ in 0..<batches { try await batch() }
-    return nanoseconds(ContinuousClock.now - start, per: batches * 8)
+    try await run(calls)
+    return nanoseconds(ContinuousClock.now - start, per: calls)
 }
 
 /// PropertiesChanged signals emitted by one connection in windows of 64 and received,
@@ -109,17 +113,37 @@ func swiftNotifications(_ client: DBusConnection, _ emitter: DBusConnection) asy
     return nanoseconds(ContinuousClock.now - start, per: total)
 }
 
-let linked = try reference(arguments[1], address: bus.address)
-let loaded = try reference(arguments[2], address: bus.address)
+/// Rounds alternate between the references and the SDK, so that a noisy neighbour slows
+/// both alike; each figure is the median of its rounds.
+let rounds = 5
+var linkedRounds: [[String: Double]] = []
+var loadedRounds: [[String: Double]] = []
+var swiftRounds: [[String: Double]] = []
 let client = try await DBusConnection.connect(address: bus.address)
 let emitter = try await DBusConnection.connect(address: bus.address)
-let swift: [String: Double] = [
-    "method call round trip through dbus-daemon": try await swiftRoundTrip(client),
-    "method calls, 8 in flight, per call": try await swiftRoundTripsInFlight(client),
-    "244-byte notification signal, emitted and received": try await swiftNotifications(client, emitter),
-]
+for _ in 0..<rounds {
+    linkedRounds.append(try reference(arguments[1], address: bus.address))
+    loadedRounds.append(try reference(arguments[2], address: bus.address))
+    swiftRounds.append([
+        "method call round trip through dbus-daemon": try await swiftRoundTrip(client),
+        "method calls, 8 in flight, per call": try await swiftRoundTripsInFlight(client),
+        "244-byte notification signal, emitted and received": try await swiftNotifications(client, emitter),
+    ])
+}
 await client.close()
 await emitter.close()
+
+func median(_ rounds: [[String: Double]]) -> [String: Double] {
+    var result: [String: Double] = [:]
+    for key in Set(rounds.flatMap(\.keys)) {
+        let values = rounds.compactMap { $0[key] }.sorted()
+        result[key] = values[values.count / 2]
+    }
+    return result
+}
+let linked = median(linkedRounds)
+let loaded = median(loadedRounds)
+let swift = median(swiftRounds)
 
 func format(_ value: Double?) -> String {
     guard let value else { return "–" }
@@ -130,6 +154,7 @@ func ratio(_ value: Double?, _ reference: Double?) -> String {
     return String(format: "%.2f", value / reference)
 }
 
+print("medians of \(rounds) alternating rounds")
 print("workload | libdbus linked, ns | libdbus through the loader, ns | loader ÷ linked | BLETransport, ns | BLETransport ÷ linked")
 print("--- | --- | --- | --- | --- | ---")
 for workload in [

@@ -101,6 +101,15 @@ public final class DBusConnection: Sendable {
     public func call(_ message: DBusMessage, timeout: Duration = DBusConnection.defaultTimeout)
         async throws(DBusError) -> DBusMessage
     {
+        try await call(message, timeout: timeout, afterQueuedCommands: false)
+    }
+
+    /// With `afterQueuedCommands`, the call leaves from the dispatch thread after the
+    /// commands queued before it (a subscription registered before its AddMatch is sent);
+    /// otherwise from the calling thread at once.
+    func call(_ message: DBusMessage, timeout: Duration, afterQueuedCommands: Bool) async throws(DBusError)
+        -> DBusMessage
+    {
         var message = message
         guard message.kind == .methodCall else { throw .marshalling("call() needs a method call message") }
         message.noReplyExpected = false
@@ -114,15 +123,14 @@ public final class DBusConnection: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 call.install(continuation)
-                let outgoing = message
-                if !loop.enqueue({ $0.startCall(outgoing, call) }) {
+                if !afterQueuedCommands {
+                    loop.sendCall(message, call)
+                } else if !loop.enqueue({ [message] in $0.sendCall(message, call) }) {
                     call.finish(.failure(.disconnected(loop.terminationReason)))
                 }
             }
         } onCancel: {
-            if call.finish(.failure(.cancelled)) {
-                loop.enqueue { $0.forget(call) }
-            }
+            if call.finish(.failure(.cancelled)) { loop.forget(call) }
         }
         return try result.get()
     }
@@ -145,14 +153,7 @@ public final class DBusConnection: Sendable {
         if !canPassUnixFDs && message.body.contains(where: \.containsUnixFD) {
             throw .marshalling("unix fd passing is not supported on this connection")
         }
-        let logger = self.logger
-        guard loop.enqueue({ loop in
-            do {
-                try loop.sendNow(message)
-            } catch {
-                logger.debug("D-Bus send failed: \(error)")
-            }
-        }) else { throw .disconnected(loop.terminationReason) }
+        try loop.send(message)
     }
 
     /// Emits a signal from `path`.
@@ -196,7 +197,11 @@ public final class DBusConnection: Sendable {
             throw .disconnected(loop.terminationReason)
         }
         do {
-            _ = try await callBus("AddMatch", [.string(rule.description)])
+            _ = try await call(
+                .methodCall(
+                    destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
+                    member: "AddMatch", body: [.string(rule.description)]),
+                timeout: Self.defaultTimeout, afterQueuedCommands: true)
         } catch {
             loop.enqueue { $0.removeSubscription(id, removeMatch: false) }
             throw error

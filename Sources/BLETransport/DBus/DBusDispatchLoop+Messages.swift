@@ -1,62 +1,92 @@
 internal import CDBus
 import Logging
 
-/// Sending, replies matched to calls, deadlines and incoming messages: all on the
-/// dispatch thread.
+/// Sending, replies matched to calls, deadlines and incoming messages: on the dispatch
+/// thread, except ``sendCall(_:_:)``, which runs on the caller's.
 extension DBusDispatchLoop {
-    /// Sends a message now; returns its serial.
-    @discardableResult
-    func sendNow(_ message: DBusMessage) throws(DBusError) -> UInt32 {
-        guard let connection, !lostConnection else { throw .disconnected(terminationReason) }
-        if !canPassUnixFDs && message.body.contains(where: \.containsUnixFD) {
-            throw .marshalling("unix fd passing is not supported on this connection")
-        }
-        let raw = try DBusMarshalling.makeMessage(message)
-        defer { dbus_message_unref(raw) }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(connection, raw, &serial) != 0 else {
-            throw .marshalling("out of memory while queueing a message")
-        }
-        if logger.logLevel <= .trace {
-            var sent = message
-            sent.serial = serial
-            logger.trace("D-Bus send \(sent.logDescription)")
-        }
-        return serial
-    }
-
-    /// Sends a method call and registers it for its reply (matched by serial in the filter).
-    func startCall(_ message: DBusMessage, _ call: DBusPendingCall) {
-        guard !call.isFinished else { return }
+    /// Any thread: writes a method call from the calling thread and registers it for its
+    /// reply (matched by serial in the filter, on the dispatch thread). The registration
+    /// happens under the lock the filter takes, so a reply cannot overtake it.
+    func sendCall(_ message: DBusMessage, _ call: DBusPendingCall) {
         do {
-            let serial = try sendNow(message)
-            pending[serial] = call
+            try send(message, awaitingReply: call)
         } catch {
             call.finish(.failure(error))
         }
     }
 
-    /// Drops a call that finished elsewhere (cancelled); a late reply is then ignored.
+    /// Any thread: writes `message` from the calling thread, so that what one task sends
+    /// (calls and messages without reply alike) leaves in the order it was sent; with
+    /// `call`, registers it for its reply. Returns the message's serial.
+    @discardableResult
+    func send(_ message: DBusMessage, awaitingReply call: DBusPendingCall? = nil) throws(DBusError) -> UInt32 {
+        if message.body.contains(where: \.containsUnixFD), !outbound.withLock({ $0.canPassUnixFDs }) {
+            throw .marshalling("unix fd passing is not supported on this connection")
+        }
+        let raw = try DBusMarshalling.makeMessage(message)
+        defer { dbus_message_unref(raw) }
+        let sent = outbound.withLock { outbound -> (serial: UInt32, wake: Bool)? in
+            guard let connection = outbound.connection else { return nil }
+            var serial: UInt32 = 0
+            // Writes at once when the socket takes it; what it does not take stays queued.
+            guard dbus_connection_send(connection, raw, &serial) != 0 else { return nil }
+            var wake = dbus_connection_has_messages_to_send(connection) != 0
+            if let call {
+                outbound.pending[serial] = call
+                wake = wake || outbound.nextDeadlineCheck.map { call.deadline < $0 } ?? true
+            }
+            return (serial, wake)
+        }
+        guard let sent else { throw .disconnected(terminationReason) }
+        if sent.wake { wakeUp() }
+        if logger.logLevel <= .trace {
+            var logged = message
+            logged.serial = sent.serial
+            logger.trace("D-Bus send \(logged.logDescription)")
+        }
+        return sent.serial
+    }
+
+    /// Any thread: drops a call that finished elsewhere (cancelled); a late reply is then
+    /// ignored.
     func forget(_ call: DBusPendingCall) {
-        if let serial = pending.first(where: { $0.value === call })?.key {
-            pending[serial] = nil
+        outbound.withLock { outbound in
+            if let serial = outbound.pending.first(where: { $0.value === call })?.key {
+                outbound.pending[serial] = nil
+            }
         }
     }
 
     func expireDeadlines() {
-        guard !pending.isEmpty else { return }
         let now = ContinuousClock.now
-        for (serial, call) in pending where call.isFinished || call.deadline <= now {
-            pending[serial] = nil
-            call.finish(.failure(.timeout(call.callDescription)))
+        let expired = outbound.withLock { outbound -> [DBusPendingCall] in
+            guard !outbound.pending.isEmpty else { return [] }
+            var expired: [DBusPendingCall] = []
+            for (serial, call) in outbound.pending where call.isFinished || call.deadline <= now {
+                outbound.pending[serial] = nil
+                expired.append(call)
+            }
+            return expired
         }
+        for call in expired { call.finish(.failure(.timeout(call.callDescription))) }
     }
 
+    /// How long the thread sleeps at most: a caller whose call's deadline is later than
+    /// the next look needs no wake-up (every BlueZ call allows seconds), so a call costs
+    /// the dispatch thread nothing until its reply arrives. Idle, it looks once a second.
+    static let deadlineCheckInterval: Duration = .seconds(1)
+
+    /// The poll timeout: the earliest deadline, at most ``deadlineCheckInterval`` away,
+    /// noted for callers, whose earlier deadline must wake the thread.
     func nextPollTimeout() -> Int32 {
-        var earliest: ContinuousClock.Instant?
-        for call in pending.values where earliest.map({ call.deadline < $0 }) ?? true { earliest = call.deadline }
-        guard let deadline = earliest else { return -1 }
-        let remaining = deadline - ContinuousClock.now
+        let now = ContinuousClock.now
+        let wake = outbound.withLock { outbound -> ContinuousClock.Instant in
+            var earliest = now + Self.deadlineCheckInterval
+            for call in outbound.pending.values where call.deadline < earliest { earliest = call.deadline }
+            outbound.nextDeadlineCheck = earliest
+            return earliest
+        }
+        let remaining = wake - now
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
@@ -73,7 +103,7 @@ extension DBusDispatchLoop {
                 if let reply = try? DBusMarshalling.decodeMessage(raw) { internalHandler(reply) }
                 return DBUS_HANDLER_RESULT_HANDLED
             }
-            guard let call = pending.removeValue(forKey: replySerial) else {
+            guard let call = outbound.withLock({ $0.pending.removeValue(forKey: replySerial) }) else {
                 return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
             }
             do {
@@ -102,7 +132,7 @@ extension DBusDispatchLoop {
             } catch {
                 let header = DBusMarshalling.decodeHeader(raw)
                 if !header.noReplyExpected {
-                    _ = try? sendNow(header.errorReply(name: DBusErrorName.invalidArgs, message: "\(error)"))
+                    _ = try? send(header.errorReply(name: DBusErrorName.invalidArgs, message: "\(error)"))
                 }
             }
             return DBUS_HANDLER_RESULT_HANDLED

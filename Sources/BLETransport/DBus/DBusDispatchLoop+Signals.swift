@@ -29,8 +29,8 @@ extension DBusDispatchLoop {
             destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
             member: "GetNameOwner", body: [.string(name)])
         do {
-            try sendNow(addMatch)
-            let serial = try sendNow(getOwner)
+            try send(addMatch)
+            let serial = try send(getOwner)
             internalReplies[serial] = { [unowned self] reply in
                 guard self.trackedNames[name] != nil else { return }
                 if reply.kind == .methodReturn, let owner = reply.body.first?.stringValue {
@@ -57,7 +57,7 @@ extension DBusDispatchLoop {
             destination: DBusStandard.busName, path: DBusStandard.busPath, interface: DBusStandard.busInterface,
             member: "RemoveMatch", body: [.string(DBusMatchRule.nameOwnerChanged(name: name).description)])
         removeMatch.noReplyExpected = true
-        _ = try? sendNow(removeMatch)
+        _ = try? send(removeMatch)
     }
 
     /// Removes a subscription and, if `removeMatch`, drops its rule at the daemon
@@ -72,7 +72,7 @@ extension DBusDispatchLoop {
             member: "RemoveMatch", body: [.string(subscription.rule.description)])
         message.noReplyExpected = true
         do {
-            try sendNow(message)
+            try send(message)
         } catch {
             logger.debug("RemoveMatch failed: \(error)")
         }

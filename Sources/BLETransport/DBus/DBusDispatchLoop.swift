@@ -21,10 +21,15 @@ struct DBusConnectInfo: Sendable {
 /// The dispatch thread of one connection and all libdbus state it owns.
 ///
 /// Thread/actor boundary:
-/// - Everything in the "thread-confined" section (the libdbus connection, pending calls,
-///   subscriptions) is touched only by the dispatch thread. libdbus messages never leave
-///   it: they are converted to/from ``DBusMessage`` values there.
-/// - Other threads talk to the loop only through ``enqueue(_:)``: it appends a command
+/// - Everything in the "thread-confined" section (subscriptions, tracked names, watched
+///   sockets) is touched only by the dispatch thread, which alone reads the connection and
+///   dispatches what arrives.
+/// - A method call is the one exception, because its latency is the caller's: the calling
+///   thread marshals it and writes it with `dbus_connection_send` (libdbus locks its
+///   connections), registering it in ``Outbound`` under the same lock, so its reply, read
+///   on the dispatch thread, always finds it. The dispatch thread is woken only when it
+///   must look at the new deadline or write what libdbus could not.
+/// - Everything else reaches the loop through ``enqueue(_:)``: it appends a command
 ///   (a closure run on the dispatch thread) to a mutex-protected queue and writes a byte
 ///   to a wake-up pipe that the thread polls alongside the connection's socket.
 /// - Results go back by resuming continuations (``DBusPendingCall``) and yielding to
@@ -59,11 +64,25 @@ final class DBusDispatchLoop: @unchecked Sendable {
     let incomingCalls: AsyncStream<DBusMessage>
     let incomingContinuation: AsyncStream<DBusMessage>.Continuation
 
+    // MARK: Method calls (mutex-protected, any thread)
+
+    /// The connection as callers' threads use it, and the calls awaiting replies.
+    struct Outbound: @unchecked Sendable {
+        /// Nil before the connection opens and once it is closed.
+        var connection: OpaquePointer?
+        var pending: [UInt32: DBusPendingCall] = [:]
+        var canPassUnixFDs = false
+        /// When the dispatch thread looks at deadlines next without being woken (nil: not
+        /// yet running); a call with an earlier deadline wakes it.
+        var nextDeadlineCheck: ContinuousClock.Instant?
+    }
+
+    let outbound = Locked(Outbound())
+
     // MARK: Thread-confined state (dispatch thread only)
 
     var connection: OpaquePointer?
     var canPassUnixFDs = false
-    var pending: [UInt32: DBusPendingCall] = [:]
     var subscriptions: [UInt64: Subscription] = [:]
     /// Replies to calls the loop makes for itself (GetNameOwner), handled in order with
     /// signals.
@@ -136,6 +155,15 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
     }
 
+    /// Wakes the dispatch thread (to look at deadlines, or to write what is queued).
+    func wakeUp() {
+        shared.withLock { shared in
+            guard !shared.terminated else { return }
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
+    }
+
     var isTerminated: Bool { shared.withLock { $0.terminated } }
 
     var terminationReason: String {
@@ -194,6 +222,10 @@ final class DBusDispatchLoop: @unchecked Sendable {
         dbus_connection_set_exit_on_disconnect(connection, 0)
         self.connection = connection
         canPassUnixFDs = dbus_connection_can_send_type(connection, DBusTypeCode.unixFD) != 0
+        outbound.withLock { [canPassUnixFDs] outbound in
+            outbound.connection = connection
+            outbound.canPassUnixFDs = canPassUnixFDs
+        }
         let uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         var socket: Int32 = -1
         let haveSocket = dbus_connection_get_socket(connection, &socket) != 0 && socket >= 0
@@ -275,6 +307,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
     private func closeConnection() {
         guard let connection else { return }
+        outbound.withLock { $0.connection = nil }
         dbus_connection_close(connection)
         dbus_connection_unref(connection)
         self.connection = nil
@@ -282,8 +315,10 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
     private func failEverything(reason: String) {
         lostConnection = true
-        let calls = pending.values
-        pending.removeAll()
+        let calls = outbound.withLock { outbound in
+            defer { outbound.pending.removeAll() }
+            return outbound.pending.values
+        }
         for call in calls { call.finish(.failure(.disconnected(reason))) }
         let ended = subscriptions.values.map(\.end)
         subscriptions.removeAll()

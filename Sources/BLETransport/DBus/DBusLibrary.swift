@@ -45,6 +45,12 @@ enum DBusLibrary {
             let detail = buffer.baseAddress.map { String(cString: $0) } ?? ""
             switch result {
             case CARDREADERKIT_LIBDBUS_LOADED:
+                // Method calls are written from the calling thread (see
+                // DBusDispatchLoop.sendCall), so libdbus must lock its connections.
+                guard dbus_threads_init_default() != 0 else {
+                    return .failure(DBusLibraryError(
+                        library: library, source: source, reason: .notLoadable, detail: "dbus_threads_init_default failed"))
+                }
                 return .success(())
             case CARDREADERKIT_LIBDBUS_SYMBOL_MISSING:
                 let symbol = missingSymbol.map { String(cString: $0) } ?? "?"

@@ -72,7 +72,7 @@ final class DBusObjectRegistry: Sendable {
             state.objects[path] = object
             if let manager = Self.nearestManager(of: path, in: state.objects), !interfaces.isEmpty {
                 let added = Self.interfacesAndProperties(object, names: names)
-                sendQueued(.signal(
+                sendInOrder(.signal(
                     path: manager, interface: DBusStandard.objectManagerInterface, member: "InterfacesAdded",
                     body: [.objectPath(path), added]))
             }
@@ -95,7 +95,7 @@ final class DBusObjectRegistry: Sendable {
                 state.objects[path] = object
             }
             if !removing.isEmpty, let manager = Self.nearestManager(of: path, in: state.objects) {
-                sendQueued(.signal(
+                sendInOrder(.signal(
                     path: manager, interface: DBusStandard.objectManagerInterface, member: "InterfacesRemoved",
                     body: [.objectPath(path), .stringArray(removing)]))
             }
@@ -169,7 +169,7 @@ final class DBusObjectRegistry: Sendable {
         for (name, value) in values { object.values[interface, default: [:]][name] = value }
         state.objects[path] = object
         if !changed.isEmpty {
-            sendQueued(.signal(
+            sendInOrder(.signal(
                 path: path, interface: DBusStandard.propertiesInterface, member: "PropertiesChanged",
                 body: [.string(interface), .stringVariantDictionary(changed), .stringArray([])]))
         }
@@ -213,16 +213,13 @@ final class DBusObjectRegistry: Sendable {
 
     // MARK: Sending
 
-    /// Queues a message for the dispatch thread (callers validated it or built it from
-    /// validated parts).
-    func sendQueued(_ message: DBusMessage) {
-        let logger = self.logger
-        loop.enqueue { loop in
-            do {
-                try loop.sendNow(message)
-            } catch {
-                logger.debug("D-Bus could not send \(message.logDescription): \(error)")
-            }
+    /// Sends a message from the calling thread, in order with everything else this
+    /// process sends (callers validated it or built it from validated parts).
+    func sendInOrder(_ message: DBusMessage) {
+        do {
+            try loop.send(message)
+        } catch {
+            logger.debug("D-Bus could not send \(message.logDescription): \(error)")
         }
     }
 
@@ -239,14 +236,11 @@ final class DBusObjectRegistry: Sendable {
         // A reply that cannot be sent (e.g. it carries a unix fd and the peer's
         // connection cannot pass fds) is replaced by an error, so the caller is not left
         // waiting for its deadline.
-        let logger = self.logger
-        loop.enqueue { loop in
-            do {
-                try loop.sendNow(reply)
-            } catch {
-                logger.debug("D-Bus could not send reply to \(call.member ?? "?"): \(error)")
-                _ = try? loop.sendNow(call.errorReply(name: DBusErrorName.failed, message: String(describing: error)))
-            }
+        do {
+            try loop.send(reply)
+        } catch {
+            logger.debug("D-Bus could not send reply to \(call.member ?? "?"): \(error)")
+            _ = try? loop.send(call.errorReply(name: DBusErrorName.failed, message: String(describing: error)))
         }
     }
 
@@ -254,7 +248,7 @@ final class DBusObjectRegistry: Sendable {
         guard !call.noReplyExpected else { return }
         let errorName = DBusNameValidation.isValidErrorName(name) ? name : DBusErrorName.failed
         let text = DBusNameValidation.isValidString(message) ? message : ""
-        sendQueued(call.errorReply(name: errorName, message: text))
+        sendInOrder(call.errorReply(name: errorName, message: text))
     }
 
     func replyError(_ call: DBusMessage, _ error: any Error) {

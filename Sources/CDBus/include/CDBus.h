@@ -101,6 +101,8 @@ typedef void (*DBusFreeFunction)(void *memory);
     V(void, dbus_error_init, (DBusError * error), (error))                                                 \
     V(void, dbus_error_free, (DBusError * error), (error))                                                 \
     V(void, dbus_free, (void *memory), (memory))                                                           \
+    /* Threads: makes libdbus lock its connections (libdbus >= 1.7 also does on its own) */              \
+    R(dbus_bool_t, dbus_threads_init_default, (void), ())                                                  \
     /* Connections */                                                                                      \
     R(DBusConnection *, dbus_bus_get_private, (DBusBusType type, DBusError * error), (type, error))       \
     R(DBusConnection *, dbus_connection_open_private, (const char *address, DBusError *error),            \
