@@ -62,6 +62,23 @@ import Testing
         #expect(result.standardError == "readerctl: the reader did not answer ICC POWER ON within 3.0 seconds\n")
     }
 
+    /// Scenarios, cards and APDUs are checked as the arguments are parsed: a usage error
+    /// (64) naming the problem, before any reader is made. An APDU is named by its position,
+    /// never quoted: its bytes can be card data.
+    @Test(arguments: [
+        (["swipe", "--emulated", "--scenario", "swipe-after=1,bogus"], "unknown scenario step 'bogus'"),
+        (["swipe", "--emulated", "--card", "no-such-card"], "no built-in card of that name"),
+        (["apdu", "--emulated", "00A4040007A0000000031010", "5A0841111111"], "APDU 2 is not a command APDU"),
+        (["apdu", "--emulated", "00A40400XY"], "APDU 1 is not hex bytes"),
+    ])
+    func badArgumentsAreUsageErrorsNamingTheProblem(arguments: [String], problem: String) throws {
+        let result = try ReaderctlProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.standardError.contains(problem))
+        #expect(!result.standardError.contains("5A0841111111"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
     @Test func jsonErrorsNameTheOutcome() throws {
         let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]

@@ -19,7 +19,7 @@ struct APDUCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     @Argument(help: ArgumentHelp("Command APDUs, in hex.", valueName: "hex"))
-    var apdus: [String]
+    var apdus: [APDUArgument]
 
     @Flag(help: "Do not follow 61xx with GET RESPONSE nor re-send on 6Cxx.")
     var raw = false
@@ -54,20 +54,38 @@ struct APDUCommand: AsyncParsableCommand {
         }
     }
 
+    /// The parsed APDUs; an error names the APDU by position, never by its bytes (they
+    /// can be card data).
     private func commands() throws -> [CommandAPDU] {
-        // Errors name the APDU by position: its bytes can be card data.
-        try apdus.enumerated().map { position, text in
-            let bytes: [UInt8]
-            do {
-                bytes = try HexText.bytes(text)
-            } catch {
-                throw ValidationError("APDU \(position + 1) is not hex bytes: \(error)")
+        try apdus.enumerated().map { position, argument in
+            switch argument.parsed {
+            case .success(let command): return command
+            case .failure(let problem): throw ValidationError("APDU \(position + 1) \(problem)")
             }
+        }
+    }
+}
+
+/// A command APDU in hex, parsed once, when the argument is. It never fails parsing
+/// itself, because ArgumentParser's message would quote the argument, and an APDU can hold
+/// card data: ``APDUCommand`` reports the problem by position instead.
+struct APDUArgument: ExpressibleByArgument, Sendable {
+    let parsed: Result<CommandAPDU, Problem>
+
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(argument: String) {
+        do {
+            let bytes = try HexText.bytes(argument)
             do {
-                return try CommandAPDU(parsing: bytes)
+                parsed = .success(try CommandAPDU(parsing: bytes))
             } catch {
-                throw ValidationError("APDU \(position + 1): \(error)")
+                parsed = .failure(Problem(description: "is not a command APDU: \(error)"))
             }
+        } catch {
+            parsed = .failure(Problem(description: "is not hex bytes: \(error)"))
         }
     }
 }

@@ -38,7 +38,7 @@ struct EmulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let reader = try emulator.makeReader()
+        let reader = emulator.makeReader()
         let (adapter, name, duration) = (adapter, name, duration)
         try await BluetoothRun.perform { () throws(BluetoothError) in
             let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)

@@ -2,44 +2,76 @@ import ArgumentParser
 import CardReaderKit
 import FoundationEssentials
 
-/// What the emulated reader holds and does: `--card` and `--scenario`.
+/// What the emulated reader holds and does: `--card` and `--scenario`, each checked as it
+/// is parsed.
 struct EmulatedReaderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Emulated reader: the card it holds, a card file such as Fixtures/cards/visa-test.json or a built-in card's name (default: visa-test).",
-        valueName: "file|name"))
-    var card: String?
+    @Option(
+        help: ArgumentHelp(
+            "Emulated reader: the card it holds, a card file such as Fixtures/cards/visa-test.json or a built-in card's name (default: visa-test).",
+            valueName: "file|name"),
+        transform: CardArgument.init(parsing:))
+    var card: CardArgument?
 
     @Option(
         name: .customLong("scenario"),
         help: ArgumentHelp(
             "Emulated reader: what happens, e.g. swipe-after=2, bad-swipe, no-swipe, insert-after=1, remove-card-during-apdu, low-battery, busy, silent. Repeat to combine; 'readerctl scenarios' lists them all.",
-            valueName: "scenario"))
-    var scenarios: [String] = []
+            valueName: "scenario"),
+        transform: ScenarioArgument.init(parsing:))
+    var scenarios: [ScenarioArgument] = []
 
     var isDefault: Bool { card == nil && scenarios.isEmpty }
 
     /// The emulated reader these options describe.
-    func makeReader() throws -> EmulatedReader {
-        let scenario: EmulatorScenario
-        do {
-            scenario = try EmulatorScenario(parsing: scenarios)
-        } catch {
-            throw ValidationError("--scenario: \(error) ('readerctl scenarios' lists them)")
+    func makeReader() -> EmulatedReader {
+        var scenario = EmulatorScenario()
+        for argument in scenarios { argument.apply(to: &scenario) }
+        return EmulatedReader(card: card?.card ?? .visaTest, scenario: scenario)
+    }
+}
+
+/// `--card`: a card file or a built-in card's name, loaded when the option is parsed.
+struct CardArgument: Sendable {
+    let card: EmulatedCard
+
+    init(parsing text: String) throws {
+        if FileManager.default.fileExists(atPath: text) {
+            do {
+                card = try EmulatedCard(contentsOf: URL(fileURLWithPath: text))
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        } else if let builtIn = EmulatedCard.builtIn(named: text) {
+            card = builtIn
+        } else {
+            let names = EmulatedCard.builtIn.map(\.name).joined(separator: ", ")
+            throw ValidationError("no such file, and no built-in card of that name (built in: \(names))")
         }
-        return EmulatedReader(card: try loadCard(), scenario: scenario)
+    }
+}
+
+/// `--scenario`: one or more comma-separated steps, each checked when the option is
+/// parsed; applied in order, later steps overriding earlier ones.
+struct ScenarioArgument: Sendable {
+    private let steps: [String]
+
+    init(parsing text: String) throws {
+        var scratch = EmulatorScenario()
+        var steps: [String] = []
+        for step in text.split(separator: ",", omittingEmptySubsequences: true) {
+            let step = String(step.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            do {
+                try scratch.apply(step)
+            } catch {
+                throw ValidationError("\(error) ('readerctl scenarios' lists the steps)")
+            }
+            steps.append(step)
+        }
+        self.steps = steps
     }
 
-    private func loadCard() throws -> EmulatedCard {
-        guard let card else { return .visaTest }
-        if FileManager.default.fileExists(atPath: card) {
-            do {
-                return try EmulatedCard(contentsOf: URL(fileURLWithPath: card))
-            } catch {
-                throw ValidationError("--card: \(error)")
-            }
-        }
-        if let builtIn = EmulatedCard.builtIn(named: card) { return builtIn }
-        let names = EmulatedCard.builtIn.map(\.name).joined(separator: ", ")
-        throw ValidationError("--card: no file '\(card)' and no built-in card of that name (built in: \(names))")
+    /// Applies the steps, which parsing has checked.
+    func apply(to scenario: inout EmulatorScenario) {
+        for step in steps { try? scenario.apply(step) }
     }
 }

@@ -56,7 +56,7 @@ struct ReaderOptions: ParsableArguments {
             return BlueZReaderConnector(
                 reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport)
         }
-        return EmulatedReaderConnector(reader: try emulator.makeReader(), mtu: mtu)
+        return EmulatedReaderConnector(reader: emulator.makeReader(), mtu: mtu)
     }
 }
 
