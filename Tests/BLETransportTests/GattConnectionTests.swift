@@ -72,6 +72,37 @@ import Glibc
         await fake.connection.close()
     }
 
+    /// BlueZ's signals are routed by object: a connection sees its own characteristic's
+    /// values and its own device's properties, not another device's, even one whose
+    /// characteristic has the same path below it; bluetoothd's objects vanishing for another
+    /// device end nothing.
+    @Test func aConnectionSeesOnlyItsOwnDevicesSignals() async throws {
+        let (bus, fake, _, session, connection) = try await connect()
+        defer { withExtendedLifetime(bus) {} }
+        let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
+        let notifications = try await connection.notifications(of: transmit)
+        let other: DBusObjectPath = "/org/bluez/hci1/dev_00_AA_01_00_00_24"
+        let otherTransmit = other.appending("service0010").appending("char0011")
+        func propertiesChanged(_ path: DBusObjectPath, _ interface: String, _ changed: [String: DBusValue]) throws {
+            try fake.connection.emitSignal(
+                path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                body: [.string(interface), .stringVariantDictionary(changed), .stringArray([])])
+        }
+        try propertiesChanged(otherTransmit, "org.bluez.GattCharacteristic1", ["Value": .bytes([0xEE])])
+        try propertiesChanged(other, "org.bluez.Device1", ["Connected": .bool(false)])
+        try fake.connection.emitSignal(
+            path: "/", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesRemoved",
+            body: [.objectPath(other), .stringArray(["org.bluez.Device1"])])
+        // A Value of this device's transmit characteristic, sent after the others: the first
+        // thing the stream yields, in bluetoothd's order.
+        try propertiesChanged(FakeReader.transmit, "org.bluez.GattCharacteristic1", ["Value": .bytes([1])])
+        #expect(try await next(notifications.values) == .notification([1]))
+        #expect(await connection.linkLoss == nil)
+        await connection.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+
     @Test func acquiredSocketsCarryNotificationsAndWritesWhereOffered() async throws {
         let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
         defer { withExtendedLifetime(bus) {} }
