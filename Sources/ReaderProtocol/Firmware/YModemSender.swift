@@ -1,0 +1,249 @@
+/// The host's side of a YModem-1K transfer in CRC mode, one file per batch (reader
+/// documentation §7.2), as a pure state machine: bytes and deadlines in, actions out. It
+/// does no I/O and keeps no clock: the caller writes what ``Action/send(_:)`` holds (in
+/// pieces of the link's size), arms a timer on ``Action/awaitAnswer(within:)`` once the
+/// write has finished, and reports what the receiver sends (``receive(_:)``) and when the
+/// timer fires (``deadlinePassed()``).
+///
+/// The flow: the receiver's `C`; block 0 (name and size) until `ACK`, then `C`; data blocks
+/// 1, 2, … (wrapping after 255), each until `ACK`, again after `NAK` or a silent deadline;
+/// `EOT` until `ACK` (the reader answers the first `NAK`, a receiver that answers `ACK` at
+/// once is accepted too), then `C`; the empty block 0, whose `ACK` ends the batch. Two
+/// consecutive `CAN`s abort at any point. Bytes that mean nothing in the current state
+/// (a `C` repeated while a block is in flight, line noise) are ignored.
+public struct YModemSender: Sendable {
+    /// Limits and deadlines; the defaults are the reader's (§7.2, §8).
+    public struct Configuration: Sendable, Hashable {
+        /// Attempts at one block (its first sending included) before giving up.
+        public var attemptsPerBlock: Int
+        /// How long the receiver may take to send its first `C`.
+        public var startTimeout: Duration
+        /// How long an `ACK`/`NAK` may take after a block's last byte.
+        public var answerTimeout: Duration
+        /// How long the reader may take to verify the image after the final block 0.
+        public var verificationTimeout: Duration
+
+        public init(
+            attemptsPerBlock: Int = 10, startTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(2),
+            verificationTimeout: Duration = .seconds(10)
+        ) {
+            self.attemptsPerBlock = max(1, attemptsPerBlock)
+            self.startTimeout = startTimeout
+            self.answerTimeout = answerTimeout
+            self.verificationTimeout = verificationTimeout
+        }
+    }
+
+    /// What the caller does next.
+    public enum Action: Sendable, Hashable {
+        /// Write these bytes to the receiver.
+        case send([UInt8])
+        /// Wait for the receiver: call ``deadlinePassed()`` if nothing ends the wait
+        /// within this long after the last write finished.
+        case awaitAnswer(within: Duration)
+        /// The receiver accepted the whole batch (for the reader: the image verified).
+        case finished
+        /// The transfer ended without success.
+        case failed(YModemError)
+    }
+
+    /// Where the transfer is.
+    public enum Phase: Sendable, Hashable {
+        /// Waiting for the receiver's first `C`.
+        case waitingForReceiver
+        /// Block 0 sent, waiting for its `ACK`, then for `C`.
+        case header
+        /// Data block `index` (1-based, not wrapped) in flight.
+        case data(block: Int)
+        /// `EOT` sent, waiting for `ACK` (after a `NAK`), then `C`.
+        case endOfFile
+        /// The final empty block 0 sent; the receiver verifies.
+        case verifying
+        case finished
+        case failed
+    }
+
+    public let configuration: Configuration
+    /// The file's size in bytes.
+    public let totalBytes: Int
+    /// The current phase.
+    public private(set) var phase: Phase = .waitingForReceiver
+    /// Data bytes the receiver has acknowledged.
+    public private(set) var acknowledgedBytes = 0
+
+    private let file: [UInt8]
+    private let header: [UInt8]
+    private var attempts = 0
+    private var headerAcknowledged = false
+    private var eotAcknowledged = false
+    private var eotSent = 0
+    private var offset = 0
+    private var blockIndex = 0
+    private var lastByteWasCAN = false
+    private var currentBlock: [UInt8] = []
+    /// Copies of the block in flight sent after a silent deadline: the receiver may answer
+    /// each (a late `ACK` is not a lost one), so after the block's `ACK` as many more are
+    /// ignored, rather than taken for the next block's.
+    private var resentAfterDeadline = 0
+    private var staleACKs = 0
+
+    /// A sender for `file`, announced in block 0 as `fileName` (at most 100 bytes of it).
+    public init(fileName: String, file: [UInt8], configuration: Configuration = Configuration()) {
+        self.file = file
+        self.configuration = configuration
+        totalBytes = file.count
+        header = YModem.header(fileName: fileName, size: file.count)
+    }
+
+    /// Starts: wait for the receiver's `C`.
+    public mutating func start() -> [Action] {
+        phase = .waitingForReceiver
+        return [.awaitAnswer(within: configuration.startTimeout)]
+    }
+
+    /// The caller gives up: `CAN CAN` to the receiver, and the transfer fails as cancelled.
+    public mutating func cancel() -> [Action] {
+        guard !isOver else { return [] }
+        return fail(.cancelled(block: blockNumberForErrors), sending: [YModem.can, YModem.can])
+    }
+
+    /// Bytes from the receiver, in order.
+    public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
+        var actions: [Action] = []
+        for byte in bytes {
+            guard !isOver else { break }
+            actions += receive(byte)
+        }
+        return actions
+    }
+
+    /// The timer armed by the last ``Action/awaitAnswer(within:)`` fired.
+    public mutating func deadlinePassed() -> [Action] {
+        switch phase {
+        case .waitingForReceiver:
+            return fail(.noAnswer(block: nil, after: configuration.startTimeout))
+        case .header where headerAcknowledged:
+            return fail(.noAnswer(block: 0, after: configuration.answerTimeout))
+        case .endOfFile where eotAcknowledged:
+            return fail(.noAnswer(block: nil, after: configuration.answerTimeout))
+        case .header, .data:
+            resentAfterDeadline += 1
+            return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
+        case .endOfFile:
+            return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
+        case .verifying:
+            return fail(.noAnswer(block: 0, after: configuration.verificationTimeout))
+        case .finished, .failed:
+            return []
+        }
+    }
+
+    // MARK: - Receiving
+
+    private var isOver: Bool { phase == .finished || phase == .failed }
+
+    private var blockNumberForErrors: Int? {
+        switch phase {
+        case .header, .verifying: 0
+        case .data(let block): block
+        default: nil
+        }
+    }
+
+    private mutating func receive(_ byte: UInt8) -> [Action] {
+        if byte == YModem.can {
+            if lastByteWasCAN {
+                return fail(phase == .verifying ? .verificationFailed : .abortedByReceiver(block: blockNumberForErrors))
+            }
+            lastByteWasCAN = true
+            return []
+        }
+        lastByteWasCAN = false
+        switch (phase, byte) {
+        case (.waitingForReceiver, YModem.crcRequest):
+            phase = .header
+            return sendBlock(header)
+        case (.header, YModem.ack) where staleACKs > 0, (.data, YModem.ack) where staleACKs > 0,
+            (.endOfFile, YModem.ack) where staleACKs > 0 && !eotAcknowledged:
+            staleACKs -= 1
+            return []
+        case (.header, YModem.ack) where !headerAcknowledged:
+            headerAcknowledged = true
+            staleACKs = resentAfterDeadline
+            return [.awaitAnswer(within: configuration.answerTimeout)]
+        case (.header, YModem.crcRequest) where headerAcknowledged:
+            return nextDataBlock()
+        case (.data, YModem.ack):
+            acknowledgedBytes = min(offset, totalBytes)
+            staleACKs = resentAfterDeadline
+            return nextDataBlock()
+        case (.endOfFile, YModem.nak) where !eotAcknowledged && eotSent == 1:
+            return sendEOT()
+        case (.endOfFile, YModem.ack) where !eotAcknowledged:
+            eotAcknowledged = true
+            return [.awaitAnswer(within: configuration.answerTimeout)]
+        case (.endOfFile, YModem.crcRequest) where eotAcknowledged:
+            phase = .verifying
+            attempts = 0
+            currentBlock = YModem.endOfBatch
+            return [.send(currentBlock), .awaitAnswer(within: configuration.verificationTimeout)]
+        case (.verifying, YModem.ack):
+            phase = .finished
+            return [.finished]
+        case (.header, YModem.nak) where !headerAcknowledged, (.data, YModem.nak), (.endOfFile, YModem.nak),
+            (.verifying, YModem.nak):
+            return resend(failure: .tooManyNAKs(block: blockNumberForErrors ?? 0, attempts: attempts))
+        default:
+            return []
+        }
+    }
+
+    // MARK: - Sending
+
+    private mutating func nextDataBlock() -> [Action] {
+        guard offset < totalBytes else { return sendEOT() }
+        let count = min(1024, totalBytes - offset)
+        blockIndex += 1
+        phase = .data(block: blockIndex)
+        let block = YModem.block(number: UInt8(truncatingIfNeeded: blockIndex), data: file[offset..<(offset + count)])
+        offset += count
+        return sendBlock(block)
+    }
+
+    private mutating func sendBlock(_ block: [UInt8]) -> [Action] {
+        attempts = 1
+        resentAfterDeadline = 0
+        currentBlock = block
+        return [.send(block), .awaitAnswer(within: configuration.answerTimeout)]
+    }
+
+    private mutating func sendEOT() -> [Action] {
+        if phase != .endOfFile {
+            phase = .endOfFile
+            eotSent = 0
+            attempts = 0
+        }
+        eotSent += 1
+        attempts += 1
+        currentBlock = [YModem.eot]
+        return [.send(currentBlock), .awaitAnswer(within: configuration.answerTimeout)]
+    }
+
+    /// Sends the block in flight again, or fails with `failure` when its attempts are spent.
+    private mutating func resend(failure: YModemError) -> [Action] {
+        guard attempts < configuration.attemptsPerBlock else {
+            if case .tooManyNAKs(let block, _) = failure {
+                return fail(.tooManyNAKs(block: block, attempts: attempts), sending: [YModem.can, YModem.can])
+            }
+            return fail(failure, sending: [YModem.can, YModem.can])
+        }
+        attempts += 1
+        let timeout = phase == .verifying ? configuration.verificationTimeout : configuration.answerTimeout
+        return [.send(currentBlock), .awaitAnswer(within: timeout)]
+    }
+
+    private mutating func fail(_ error: YModemError, sending bytes: [UInt8] = []) -> [Action] {
+        phase = .failed
+        return (bytes.isEmpty ? [] : [.send(bytes)]) + [.failed(error)]
+    }
+}
