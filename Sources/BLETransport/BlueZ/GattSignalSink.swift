@@ -28,10 +28,6 @@ final class GattSignalSink: Sendable {
         streams.withLock { $0.removeValue(forKey: path) }?.finish()
     }
 
-    var notifyingPaths: [DBusObjectPath] {
-        streams.withLock { Array($0.keys) }
-    }
-
     /// Delivers one notification of the characteristic at `path` (a `Value` change, or a
     /// datagram from an acquired notification socket). False if nobody listens.
     @discardableResult

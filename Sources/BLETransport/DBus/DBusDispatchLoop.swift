@@ -82,7 +82,6 @@ final class DBusDispatchLoop: @unchecked Sendable {
     // MARK: Thread-confined state (dispatch thread only)
 
     var connection: OpaquePointer?
-    var canPassUnixFDs = false
     var subscriptions: [UInt64: Subscription] = [:]
     /// Replies to calls the loop makes for itself (GetNameOwner), handled in order with
     /// signals.
@@ -147,10 +146,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         shared.withLock { shared in
             guard !shared.terminated else { return false }
             shared.commands.append(command)
-            // Written under the lock so the pipe cannot be closed in between; the pipe is
-            // non-blocking and a full pipe already guarantees a wake-up.
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            writeWakeByte()
             return true
         }
     }
@@ -158,10 +154,15 @@ final class DBusDispatchLoop: @unchecked Sendable {
     /// Wakes the dispatch thread (to look at deadlines, or to write what is queued).
     func wakeUp() {
         shared.withLock { shared in
-            guard !shared.terminated else { return }
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            if !shared.terminated { writeWakeByte() }
         }
+    }
+
+    /// Called with `shared` locked, so the pipe cannot be closed in between; the pipe is
+    /// non-blocking and a full pipe already guarantees a wake-up.
+    private func writeWakeByte() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
     }
 
     var isTerminated: Bool { shared.withLock { $0.terminated } }
@@ -221,8 +222,8 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
         dbus_connection_set_exit_on_disconnect(connection, 0)
         self.connection = connection
-        canPassUnixFDs = dbus_connection_can_send_type(connection, DBusTypeCode.unixFD) != 0
-        outbound.withLock { [canPassUnixFDs] outbound in
+        let canPassUnixFDs = dbus_connection_can_send_type(connection, DBusTypeCode.unixFD) != 0
+        outbound.withLock { outbound in
             outbound.connection = connection
             outbound.canPassUnixFDs = canPassUnixFDs
         }
