@@ -11,6 +11,8 @@ enum ExitStatus: Int32, CaseIterable {
     case noCard = 5
     case linkLost = 6
     case refused = 7
+    case firmwareNotUpdated = 8
+    case invalidFirmwareImage = 9
     /// ArgumentParser's EX_USAGE.
     case usage = 64
     case cancelled = 130
@@ -25,6 +27,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .noCard: "no card in the chip slot, or it was removed during the operation"
         case .linkLost: "could not connect, or the link to the reader was lost"
         case .refused: "the reader or the card refused the operation"
+        case .firmwareNotUpdated: "update-firmware: at least one reader did not end on the new version"
+        case .invalidFirmwareImage: "update-firmware: the image is damaged or not for this model; nothing was sent"
         case .usage: "usage error"
         case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"
         }
@@ -43,7 +47,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .badSwipe: badSwipe
         case .noCard, .cardRemoved: noCard
         case .notConnected, .connectionTimedOut, .connectionFailed, .linkLost, .writeFailed: linkLost
-        case .cancelled: cancelled
+        case .cancelled, .firmwareUpdateFailed(.cancelled): cancelled
+        case .firmwareUpdateFailed(.invalidImage): invalidFirmwareImage
+        case .firmwareUpdateFailed: firmwareNotUpdated
         case .invalidRequest: usage
         case .readerBusy, .batteryTooLow, .cardNotResponding, .cardNotPowered, .readerRejected, .malformedResponse,
             .cardRefused, .invalidCardData:

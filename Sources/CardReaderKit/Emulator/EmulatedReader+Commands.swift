@@ -48,6 +48,7 @@ extension EmulatedReader {
         case .getInfo:
             var info = configuration.info
             info.batteryPercent = battery
+            info.firmwareVersion = firmwareVersion
             answer(code, .success, .info(info))
         case .cancel:
             // Answers are sent in order: a late one goes out before CANCEL's.
@@ -55,9 +56,7 @@ extension EmulatedReader {
             if let cancelled = takeWaitingCommand() { answer(cancelled.code, .cancelled) }
             answer(code, .success)
         case .enterFirmwareUpdate(let size):
-            // YModem is not emulated: a valid size is answered "unknown command" (this
-            // firmware cannot update); size 0 is an invalid parameter on any firmware.
-            answer(code, size == 0 ? .invalidParameter : .unknownCommand)
+            enterFirmwareUpdate(size: size)
         case .readMagneticStripe(let seconds):
             guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
             let timeout = Duration.seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds))

@@ -42,6 +42,18 @@ public actor EmulatedReader {
         case insertCard
         case removeCard
         case reset
+        case firmwareTimer
+        case firmwareAcknowledge(block: Int)
+        case firmwareDisconnect
+        case firmwareRestartDone
+    }
+
+    /// Whether the reader runs, or restarts after a firmware update.
+    enum RestartState: Equatable {
+        case running
+        /// The image is verified; the reader drops the link shortly and restarts on `version`.
+        case pending(version: String?)
+        case restarting
     }
 
     /// A command waiting for the cardholder: READ MAGNETIC STRIPE or ICC POWER ON.
@@ -78,13 +90,20 @@ public actor EmulatedReader {
     var writeCount = 0
     /// How many TX notifications the reader has sent over its life (all connections): a
     /// test that has seen the host take this many knows nothing is on its way.
-    public private(set) var notificationsSent = 0
+    public internal(set) var notificationsSent = 0
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
     var resentAfterRestart: [[UInt8]] = []
     /// How late the command being handled is answered (`late-answer`), if it is.
     var answerDelay: Duration?
     /// Answers held back by `late-answer`, in order.
     var lateAnswers: [[UInt8]] = []
+    /// The firmware version GET INFO reports: the configuration's until an update succeeds.
+    public internal(set) var firmwareVersion: String?
+    /// The firmware transfer under way, if any.
+    var firmware: FirmwareReception?
+    var restart = RestartState.running
+    var restartWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var waiterCount = 0
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data.
@@ -100,6 +119,7 @@ public actor EmulatedReader {
         self.clock = ElapsedClock(clock)
         self.logger = logger
         emitter = NotificationEmitter(scenario: scenario)
+        firmwareVersion = configuration.info.firmwareVersion
         battery = scenario.batteryPercent ?? configuration.info.batteryPercent ?? 100
         let inSlot = scenario.cardInsertedAtStart || (scenario.removeAfter != nil && scenario.insertAfter == nil)
         slot = card != nil && inSlot ? .present : .empty
@@ -112,6 +132,9 @@ public actor EmulatedReader {
     public func connect(maximumNotificationLength: Int) throws(LinkError) -> Connection {
         guard connection == nil else {
             throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
+        }
+        guard restart != .restarting else {
+            throw LinkError(.connectionRefused, "the emulated reader is restarting")
         }
         guard (20...244).contains(maximumNotificationLength) else {
             throw LinkError(.invalidMTU, "the ATT MTU must be 23…247")
@@ -154,6 +177,7 @@ public actor EmulatedReader {
         if scenario.refuseWrite?.contains(writeCount) == true {
             throw LinkError(.writeRefused, "the emulated reader refused the write (scenario)")
         }
+        guard firmware == nil else { return receiveFirmware(packet) }
         var frames: [Frame] = []
         decoder.decode(packet) { event in
             switch event {
@@ -197,6 +221,14 @@ public actor EmulatedReader {
         case .reset:
             logger.debug("scheduled reset")
             endConnection(dropping: LinkError(.readerReset, "the reader reset itself (scheduled reset)"))
+        case .firmwareTimer:
+            firmwareTimerFired()
+        case .firmwareAcknowledge(let block):
+            acknowledgeLate(block: block)
+        case .firmwareDisconnect:
+            restartOnNewFirmware()
+        case .firmwareRestartDone:
+            restartDone()
         }
         refreshIdleTimer()
     }
@@ -219,7 +251,7 @@ public actor EmulatedReader {
 
     func refreshIdleTimer() {
         timeline.cancel(.idleTimeout)
-        guard connection != nil, waiting == nil else { return }
+        guard connection != nil, waiting == nil, firmware == nil else { return }
         schedule(.idleTimeout, at: clock.elapsed() + configuration.idleTimeout)
     }
 
@@ -240,6 +272,11 @@ public actor EmulatedReader {
     // MARK: - Sending
 
     func endConnection(dropping reason: LinkError?) {
+        if firmware != nil {
+            logger.info("link lost during the firmware transfer; old firmware kept")
+            firmware = nil
+            timeline.cancel(.firmwareTimer)
+        }
         _ = takeWaitingCommand()
         if case .powered = slot { slot = .present }
         timeline.cancel(.idleTimeout)
@@ -310,7 +347,8 @@ public actor EmulatedReader {
     }
 
     func send(event: ReaderEvent) {
-        guard let bytes = try? event.frame.encoded() else { return }
+        // During a firmware transfer the reader sends no events (§7.2).
+        guard firmware == nil, let bytes = try? event.frame.encoded() else { return }
         sendFrame(bytes)
     }
 

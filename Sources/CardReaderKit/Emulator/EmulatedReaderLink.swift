@@ -15,6 +15,8 @@ public actor EmulatedReaderLink: ReaderLink {
     /// Connects to `reader` at ATT MTU `mtu` (23…247).
     public init(reader: EmulatedReader, mtu: Int = 23) async throws(LinkError) {
         do {
+            // A reader restarting after a firmware update is not there until it is back.
+            try await reader.waitUntilRunning()
             try await reader.waitToAcceptConnection()
         } catch {
             throw LinkError(.cancelled, "the connection attempt was cancelled")

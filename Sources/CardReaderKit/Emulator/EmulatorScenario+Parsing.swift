@@ -38,6 +38,13 @@ extension EmulatorScenario {
         malformed-answer[=N]       every command (or the Nth) is answered 00 with DATA that does not decode
         reject=MAINSUB:STATUS      the reader answers that command with that status, e.g. reject=C107:07
         card-sw=INS:SW             the card answers that instruction with that status word, e.g. card-sw=A8:6985
+        firmware-nak=BLOCK[:TIMES] answer NAK to the first TIMES (default 1) attempts at that data block
+        firmware-cancel-at=BLOCK   abort the firmware transfer (CAN CAN) at that data block
+        firmware-drop-at=BLOCK     drop the link at that data block (old firmware kept)
+        firmware-slow-ack=MS       acknowledge every data block MS milliseconds late
+        firmware-corrupt           the received image fails its CRC-32 check (CAN CAN after the last block)
+        firmware-no-restart        after a good update the reader never comes back
+        firmware-keeps-version     after a good update the reader comes back on its old version
         """
 
     /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
@@ -123,6 +130,21 @@ extension EmulatorScenario {
         case "card-sw":
             let (ins, sw) = try hexPair(keyDigits: 2, valueDigits: 4, example: "A8:6985")
             cardStatusWords[UInt8(ins)] = StatusWord(UInt16(sw))
+        case "firmware-nak":
+            let fields = value?.split(separator: ":", omittingEmptySubsequences: false) ?? []
+            guard (1...2).contains(fields.count), let block = Int(fields[0]), ordinal.contains(block),
+                let times = fields.count == 2 ? Int(fields[1]) : 1, (1...100).contains(times)
+            else {
+                throw EmulatorScenarioError(
+                    step: step, problem: .invalidValue(expected: "BLOCK or BLOCK:TIMES, as in firmware-nak=3:2"))
+            }
+            firmwareRefusals[block] = times
+        case "firmware-cancel-at": firmwareCancelAtBlock = try number(ordinal)
+        case "firmware-drop-at": firmwareDropAtBlock = try number(ordinal)
+        case "firmware-slow-ack": firmwareAckDelay = .milliseconds(try number(0...60_000))
+        case "firmware-corrupt": try flag(); firmwareCorrupt = true
+        case "firmware-no-restart": try flag(); firmwareNoRestart = true
+        case "firmware-keeps-version": try flag(); firmwareKeepsVersion = true
         default: throw EmulatorScenarioError(step: step, problem: .unknownStep)
         }
     }

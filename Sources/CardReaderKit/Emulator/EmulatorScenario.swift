@@ -124,6 +124,28 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// that instruction byte with that status word, and no data.
     public var cardStatusWords: [UInt8: StatusWord] = [:]
 
+    // The firmware update (§7). Data blocks count from 1 without wrapping.
+
+    /// `firmware-nak=BLOCK[:TIMES]`: the reader answers `NAK` to the first TIMES attempts
+    /// (default 1) at that data block; several steps name several blocks.
+    public var firmwareRefusals: [Int: Int] = [:]
+    /// `firmware-cancel-at=BLOCK`: the reader aborts the transfer (`CAN CAN`) when that data
+    /// block arrives, and keeps its old firmware.
+    public var firmwareCancelAtBlock: Int?
+    /// `firmware-drop-at=BLOCK`: the link drops when that data block arrives; the old
+    /// firmware keeps running.
+    public var firmwareDropAtBlock: Int?
+    /// `firmware-slow-ack=MILLISECONDS`: every data block is acknowledged this late.
+    public var firmwareAckDelay: Duration?
+    /// `firmware-corrupt`: the image is damaged in the reader's flash, so its CRC-32 fails
+    /// verification after the final block 0 (`CAN CAN`, old firmware kept).
+    public var firmwareCorrupt = false
+    /// `firmware-no-restart`: after a good update the reader never comes back.
+    public var firmwareNoRestart = false
+    /// `firmware-keeps-version`: after a good update the reader comes back still reporting
+    /// its old version.
+    public var firmwareKeepsVersion = false
+
     /// The default: nothing unusual.
     public init() {}
 }

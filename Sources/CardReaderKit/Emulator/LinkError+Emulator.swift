@@ -16,4 +16,6 @@ extension LinkError.Code {
     public static let writeTooLong = Self(rawValue: "write-too-long")
     /// The emulated reader refused a write (a scenario's fault).
     public static let writeRefused = Self(rawValue: "write-refused")
+    /// The emulated reader restarts on the firmware it has just received.
+    public static let firmwareRestart = Self(rawValue: "firmware-restart")
 }

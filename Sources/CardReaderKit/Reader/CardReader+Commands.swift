@@ -10,6 +10,14 @@ extension CardReader {
     func perform(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError) -> ReaderResponse {
         try await acquireGate()
         defer { gate.release() }
+        return try await performHoldingGate(command, answerTime: answerTime)
+    }
+
+    /// ``perform(_:answerTime:)`` for a caller that already holds the command gate (a
+    /// firmware update runs several commands under one hold).
+    func performHoldingGate(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError)
+        -> ReaderResponse
+    {
         guard !Task.isCancelled else { throw .cancelled }
         let deadline = answerTime + configuration.linkMargin
         try await waitWhileReconnecting(upTo: deadline)
@@ -129,13 +137,18 @@ extension CardReader {
     /// Writes a frame in packets of the link's size. Frames are written whole, one after
     /// another, so a CANCEL never lands inside another frame.
     func write(_ frame: Frame) async throws(CardReaderError) {
-        guard let link else { throw .notConnected }
         let bytes: [UInt8]
         do {
             bytes = try frame.encoded()
         } catch {
             throw .invalidRequest(error.description)
         }
+        try await write(bytes: bytes)
+    }
+
+    /// Writes bytes in packets of the link's size, after every write queued before.
+    func write(bytes: [UInt8]) async throws(CardReaderError) {
+        guard let link else { throw .notConnected }
         let previous = writeTail
         let task = Task<Result<Void, CardReaderError>, Never> {
             await previous?.value

@@ -9,6 +9,10 @@ extension CardReader {
         guard generation == self.generation else { return }
         switch item {
         case .notification(let bytes):
+            if let ymodemInput {
+                ymodemInput.yield(.bytes(bytes))
+                return
+            }
             decoder.decode(bytes) { handle($0) }
             if decoder.hasIncompleteFrame {
                 lastNotificationAt = timing.elapsed()
@@ -78,7 +82,14 @@ extension CardReader {
             return
         }
         do {
-            finish(current.id, .success(try ReaderResponse(frame: frame)))
+            let response = try ReaderResponse(frame: frame)
+            if frame.code == .enterFirmwareUpdate, response.status == .success, let input = pendingYModemInput {
+                // From the next byte on the link carries YModem (§7.1). A byte that came in
+                // the same notification as this answer is lost; the reader repeats its `C`.
+                ymodemInput = input
+                pendingYModemInput = nil
+            }
+            finish(current.id, .success(response))
         } catch {
             finish(current.id, .failure(.malformedResponse(frame.code, error)))
         }
@@ -96,7 +107,10 @@ extension CardReader {
         unansweredCancels = 0
         timeline.cancel(.incompleteFrameQuiet)
         decoder.reset()
-        if let reason, let policy = configuration.reconnect {
+        ymodemInput?.yield(.linkLost(reason))
+        if restartExpected {
+            restartDropped()
+        } else if let reason, let policy = configuration.reconnect {
             startReconnecting(after: reason, policy: policy)
         } else {
             setState(reason.map { .lost($0) } ?? .disconnected)

@@ -89,7 +89,7 @@ extension CardReader {
 
     /// A successful answer whose body is not the command's kind. Responses are matched to
     /// commands by code and decoded by it, so this names what arrived rather than guess.
-    private static func unexpected(_ body: ResponseBody, answering code: CommandCode) -> CardReaderError {
+    static func unexpected(_ body: ResponseBody, answering code: CommandCode) -> CardReaderError {
         .malformedResponse(code, .unexpectedBody(code, received: body.kindName))
     }
 

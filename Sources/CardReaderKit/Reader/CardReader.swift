@@ -66,6 +66,10 @@ public actor CardReader {
         case linkOverdue(UInt64)
         /// The incomplete frame has received nothing for the timeout.
         case incompleteFrameQuiet
+        /// The YModem sender's deadline with this id passed.
+        case ymodemDeadline(UInt64)
+        /// The reader has not dropped the link this long after accepting a firmware image.
+        case restartDropOverdue(UInt64)
     }
 
     /// A command waiting for earlier CANCELs to be answered before it may be sent.
@@ -112,6 +116,15 @@ public actor CardReader {
     var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// The drop that started the reconnection under way.
     var lastLoss: LinkError?
+    /// Armed before ENTER FIRMWARE UPDATE: becomes ``ymodemInput`` the moment the reader
+    /// accepts it, so the next notification already goes to the YModem sender.
+    var pendingYModemInput: AsyncStream<YModemInput>.Continuation?
+    /// While set, the link carries YModem: notifications go here, not to the frame decoder.
+    var ymodemInput: AsyncStream<YModemInput>.Continuation?
+    /// After a firmware image is accepted the reader restarts: its drop is expected, starts
+    /// no reconnect policy and ends no event stream.
+    var restartExpected = false
+    var restartDropWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
     public init(
@@ -317,6 +330,8 @@ public actor CardReader {
             case .cancelsOverdue(let id): releaseBarrier(id, settled: false)
             case .linkOverdue(let id): resolveLinkWaiter(id, false)
             case .incompleteFrameQuiet: cutOffStaleFrame()
+            case .ymodemDeadline(let id): ymodemInput?.yield(.deadline(id))
+            case .restartDropOverdue(let id): releaseRestartWaiter(id)
             }
         }
         return timeline.sleeperWoke(from: wakeUp)

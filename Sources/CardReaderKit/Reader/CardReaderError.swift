@@ -48,6 +48,8 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
     case cardRefused(step: String, StatusWord)
     /// The card's EMV data lacks or garbles something the read needs.
     case invalidCardData(String)
+    /// A firmware update failed; the case says at which step and what the reader runs now.
+    case firmwareUpdateFailed(FirmwareUpdateError)
 
     /// The reader status code behind this error, when there is one.
     public var readerStatus: ReaderStatus? {
@@ -62,6 +64,7 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
         case .cardNotResponding: .cardNotResponding
         case .cardNotPowered: .cardNotPowered
         case .readerRejected(_, let status): status
+        case .firmwareUpdateFailed(.refused(let status)): status
         default: nil
         }
     }
@@ -126,6 +129,8 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
             "the card refused \(step): SW \(statusWord)"
         case .invalidCardData(let reason):
             "the card's data is invalid: \(reason)"
+        case .firmwareUpdateFailed(let error):
+            "firmware update failed: \(error)"
         }
     }
 }
@@ -156,6 +161,7 @@ extension CardReaderError {
         case .invalidRequest: "invalid-request"
         case .cardRefused: "card-refused"
         case .invalidCardData: "invalid-card-data"
+        case .firmwareUpdateFailed(let error): error.identifier
         }
     }
 }

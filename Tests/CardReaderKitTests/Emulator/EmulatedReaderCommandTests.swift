@@ -1,3 +1,4 @@
+import BLETransport
 import CardReaderKit
 import Testing
 
@@ -111,12 +112,36 @@ import Testing
         }
     }
 
-    @Test func firmwareUpdateIsNotEmulated() async throws {
-        var host = try await EmulatorHost()
-        #expect(try await host.exchange(.enterFirmwareUpdate(imageSize: 65_536)).status == .unknownCommand)
+    /// ENTER FIRMWARE UPDATE's refusals (§7.1): size 0 or above 1 MiB `07`, another command
+    /// waiting `08`, battery below 30 % `0B`; the reader keeps speaking frames.
+    @Test func enterFirmwareUpdateRefusals() async throws {
+        var host = try await EmulatorHost(scenario: ["no-swipe"])
         #expect(try await host.exchange(.enterFirmwareUpdate(imageSize: 0)).status == .invalidParameter)
-        // Still speaking frames, not YModem.
-        #expect(try await host.exchange(.iccStatus).status == .success)
+        #expect(try await host.exchange(.enterFirmwareUpdate(imageSize: 1_048_577)).status == .invalidParameter)
+        try await host.send(.readMagneticStripe(timeoutSeconds: 30))  // nobody swipes: it waits
+        #expect(try await host.exchange(.enterFirmwareUpdate(imageSize: 1024)).status == .busy)
+        var low = try await EmulatorHost(scenario: ["battery=29"])
+        #expect(try await low.exchange(.enterFirmwareUpdate(imageSize: 1024)).status == .batteryTooLow)
+        #expect(try await low.exchange(.iccStatus).status == .success)
+    }
+
+    /// Accepted, the link carries YModem from the next byte: the reader's `C`; the host's
+    /// `CAN CAN` brings frames back at once.
+    @Test func enterFirmwareUpdateSwitchesTheLinkToYModem() async throws {
+        let reader = EmulatedReader()
+        let connection = try await reader.connect(maximumNotificationLength: 20)
+        var inbound = connection.notifications.makeAsyncIterator()
+        try await reader.receive(try ReaderCommand.enterFirmwareUpdate(imageSize: 3028).frame.encoded(), connection: connection.id)
+        // 02 C0 10 00 01 00 + CRC: the documented frame of an answer with status 00.
+        guard case .notification(let answer)? = await inbound.next() else { return #expect(Bool(false)) }
+        #expect(Array(answer.prefix(6)) == [0x02, 0xC0, 0x10, 0x00, 0x01, 0x00])
+        guard case .notification(let request)? = await inbound.next() else { return #expect(Bool(false)) }
+        #expect(request == [0x43])
+        // A frame now is YModem noise, not a command: no answer until CAN CAN.
+        try await reader.receive([0x18, 0x18], connection: connection.id)
+        try await reader.receive(try ReaderCommand.iccStatus.frame.encoded(), connection: connection.id)
+        guard case .notification(let status)? = await inbound.next() else { return #expect(Bool(false)) }
+        #expect(Array(status.prefix(3)) == [0x02, 0xC2, 0x04])
     }
 
     @Test(arguments: [23, 247]) func framesWithABadChecksumOrLengthAreDroppedSilently(mtu: Int) async throws {

@@ -1,0 +1,254 @@
+import BLETransport
+import CardReaderKit
+import Foundation
+import ReaderProtocol
+import Synchronization
+import Testing
+
+/// `CardReader.updateFirmware` against the emulated reader (documentation §7), on the
+/// continuous clock with a reader that restarts in 50 ms. The image is the fixture
+/// `Fixtures/firmware/vpos3356-2.5.0.vfw` (built with Python's `zlib.crc32`; the emulated
+/// reader runs 2.4.1). Deadlines that a test exercises are short; the others are the
+/// documented ones, which a passing test never reaches.
+@Suite(.timeLimit(.minutes(1)))
+struct FirmwareUpdateTests {
+    static let image: FirmwareImage = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Fixtures/firmware/vpos3356-2.5.0.vfw")
+        do {
+            return try FirmwareImage(bytes: Array(try Data(contentsOf: url)))
+        } catch {
+            Issue.record("the fixture image does not load: \(error)")
+            return (try? FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.5.0", payload: [0])))!
+        }
+    }()
+
+    struct Bench {
+        let emulator: EmulatedReader
+        let reader: CardReader
+
+        init(scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85) async throws {
+            var configuration = EmulatedReaderConfiguration(
+                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50))
+            configuration.info.batteryPercent = battery
+            emulator = EmulatedReader(scenario: try EmulatorScenario(parsing: scenario), configuration: configuration)
+            reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
+            try await reader.connect()
+        }
+
+        /// Runs the update; the phases seen, in order, without repeats, and the outcome.
+        func update(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
+            async -> (phases: [FirmwareUpdateProgress.Phase], progress: [FirmwareUpdateProgress],
+                result: Result<FirmwareUpdateReport, CardReaderError>)
+        {
+            let seen = Seen()
+            let result: Result<FirmwareUpdateReport, CardReaderError>
+            do throws(CardReaderError) {
+                result = .success(try await reader.updateFirmware(image: image, options: options).run { seen.add($0) })
+            } catch {
+                result = .failure(error)
+            }
+            let progress = seen.all
+            var phases: [FirmwareUpdateProgress.Phase] = []
+            for item in progress where phases.last != item.phase { phases.append(item.phase) }
+            return (phases, progress, result)
+        }
+
+        func failure(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
+            async -> FirmwareUpdateError?
+        {
+            guard case .failure(.firmwareUpdateFailed(let error)) = await update(image, options: options).result else {
+                return nil
+            }
+            return error
+        }
+
+        /// The reader is usable at once, in frame mode, on `version`.
+        func expectUsable(on version: String) async throws {
+            #expect(try await reader.info().firmwareVersion == version)
+            #expect(await emulator.firmwareVersion == version)
+        }
+    }
+
+    final class Log: Sendable {
+        private let items = Mutex<[String]>([])
+        func add(_ item: String) { items.withLock { $0.append(item) } }
+        var all: [String] { items.withLock { $0 } }
+    }
+
+    final class Seen: Sendable {
+        private let items = Mutex<[FirmwareUpdateProgress]>([])
+        func add(_ progress: FirmwareUpdateProgress) { items.withLock { $0.append(progress) } }
+        var all: [FirmwareUpdateProgress] { items.withLock { $0 } }
+    }
+
+    @Test(arguments: [23, 247]) func aGoodImageIsInstalledAndConfirmed(mtu: Int) async throws {
+        let bench = try await Bench(mtu: mtu)
+        let (phases, progress, result) = await bench.update()
+        let report = try result.get()
+        #expect(report.previousVersion == "2.4.1" && report.version == "2.5.0" && report.bytes == 3028)
+        #expect(phases == [.checking, .entering, .transferring, .verifying, .restarting, .reconnecting, .confirming, .completed])
+        let sent = progress.map(\.bytesSent)
+        #expect(sent == sent.sorted())
+        #expect(sent.contains(1024) && sent.contains(2048) && sent.last == 3028)
+        #expect(progress.last?.fractionCompleted == 1)
+        try await bench.expectUsable(on: "2.5.0")
+        #expect(await bench.reader.state == .connected)
+    }
+
+    /// 300 KiB: block numbers wrap past 255 on the way.
+    @Test func aLargeImageCrossesTheBlockNumberWrap() async throws {
+        let bench = try await Bench(mtu: 247)
+        var generator = SystemRandomNumberGenerator()
+        let payload = (0..<(300 * 1024)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.0.0", payload: payload))
+        #expect(try await bench.update(image).result.get().version == "3.0.0")
+        try await bench.expectUsable(on: "3.0.0")
+    }
+
+    @Test func anImageForAnotherModelIsRefusedBeforeAnythingIsSent() async throws {
+        let bench = try await Bench()
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS9999", version: "2.5.0", payload: [1, 2]))
+        #expect(await bench.failure(image) == .invalidImage(.wrongModel(image: "VPOS9999", reader: "VPOS3356")))
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    @Test func aLowBatteryIsRefusedBeforeEnteringUpdateMode() async throws {
+        let bench = try await Bench(battery: 29)
+        let (phases, _, result) = await bench.update()
+        #expect(phases == [.checking])
+        guard case .failure(.firmwareUpdateFailed(let error)) = result else { return #expect(Bool(false)) }
+        #expect(error == .batteryTooLow(percent: 29, required: 30))
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    /// With the host's battery check off, the reader's own (§7.1: `0B` below 30 %) refuses.
+    @Test func theReaderRefusesWithItsStatus() async throws {
+        let bench = try await Bench(battery: 20)
+        let error = await bench.failure(options: FirmwareUpdateOptions(minimumBattery: 0))
+        #expect(error == .refused(.batteryTooLow))
+        #expect(CardReaderError.firmwareUpdateFailed(error ?? .verificationFailed).readerStatus == .batteryTooLow)
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    @Test func aNAKedBlockIsSentAgain() async throws {
+        let bench = try await Bench(scenario: ["firmware-nak=2:3", "firmware-nak=3"])
+        #expect(try await bench.update().result.get().version == "2.5.0")
+    }
+
+    /// The reader gives up on a block after 10 failed attempts (`CAN CAN`, §7.2).
+    @Test func aBlockRefusedTenTimesEndsTheTransfer() async throws {
+        let bench = try await Bench(scenario: ["firmware-nak=2:10"])
+        #expect(await bench.failure() == .abortedByReader(block: 2))
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    @Test func theReaderMayAbortMidTransfer() async throws {
+        let bench = try await Bench(scenario: ["firmware-cancel-at=2"])
+        let error = await bench.failure()
+        #expect(error == .abortedByReader(block: 2))
+        #expect(error?.oldFirmwareKept == true)
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    @Test func anImageCorruptedOnTheWayFailsVerification() async throws {
+        let bench = try await Bench(scenario: ["firmware-corrupt"])
+        let (phases, _, result) = await bench.update()
+        #expect(phases.last == .verifying)
+        guard case .failure(.firmwareUpdateFailed(let error)) = result else { return #expect(Bool(false)) }
+        #expect(error == .verificationFailed)
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    @Test func aLinkLostMidImageLeavesTheOldFirmware() async throws {
+        let bench = try await Bench(scenario: ["firmware-drop-at=2"])
+        guard case .linkLost(let block, let reason) = await bench.failure() else { return #expect(Bool(false)) }
+        #expect(block == 2 && reason.code == .emulatorDropped)
+        #expect(await bench.emulator.firmwareVersion == "2.4.1")
+        // The update can start again from the beginning.
+        try await bench.reader.connect()
+        let again = try await Bench(scenario: [])
+        #expect(try await again.update().result.get().version == "2.5.0")
+    }
+
+    @Test func aReaderThatDoesNotComeBackIsReported() async throws {
+        let bench = try await Bench(scenario: ["firmware-no-restart"])
+        let error = await bench.failure(options: FirmwareUpdateOptions(returnTimeout: .milliseconds(400)))
+        #expect(error == .readerDidNotReturn(after: .milliseconds(400)))
+        #expect(error?.oldFirmwareKept == false)
+    }
+
+    @Test func aReaderBackOnTheWrongVersionIsReported() async throws {
+        let bench = try await Bench(scenario: ["firmware-keeps-version"])
+        #expect(await bench.failure() == .wrongVersion(expected: "2.5.0", found: "2.4.1"))
+    }
+
+    /// A reader that stops answering: the sender tries again after each deadline, then gives
+    /// up with `CAN CAN`, which the reader honours at once.
+    @Test func noAnswerWithinTheDeadline() async throws {
+        let bench = try await Bench(scenario: ["firmware-slow-ack=60000"])
+        let options = FirmwareUpdateOptions(ymodem: .init(attemptsPerBlock: 2, answerTimeout: .milliseconds(100)))
+        #expect(await bench.failure(options: options) == .noAnswer(block: 1, after: .milliseconds(100)))
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    /// Cancelling the task sends `CAN CAN`; the reader is back in frame mode at once.
+    @Test func cancellingLeavesTheReaderUsableOnItsOldFirmware() async throws {
+        let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
+        let reader = bench.reader
+        let image = Self.image
+        let task = Task { () async -> CardReaderError? in
+            do throws(CardReaderError) {
+                for try await progress in reader.updateFirmware(image: image)
+                where progress.phase == .transferring && progress.bytesSent >= 1024 {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let error = await task.value
+        guard case .firmwareUpdateFailed(.cancelled(let block)) = error else {
+            return #expect(Bool(false), "not cancelled: \(String(describing: error))")
+        }
+        #expect((block ?? 0) >= 2)
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    /// Leaving the loop early cancels the update too.
+    @Test func leavingTheLoopCancelsTheUpdate() async throws {
+        let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
+        for try await progress in bench.reader.updateFirmware(image: Self.image) where progress.bytesSent > 0 {
+            break
+        }
+        // info() waits for the cancelled update to let go of the reader.
+        try await bench.expectUsable(on: "2.4.1")
+    }
+
+    /// While the link carries YModem no other command goes out: a command asked for during
+    /// the transfer runs after it.
+    @Test func otherCommandsWaitForTheUpdate() async throws {
+        let bench = try await Bench(scenario: ["firmware-slow-ack=5"])
+        let reader = bench.reader
+        let order = Log()
+        let status = Mutex<Task<ICCSlotState, any Error>?>(nil)
+        _ = try await reader.updateFirmware(image: Self.image).run { progress in
+            if progress.phase == .transferring {
+                status.withLock { task in
+                    guard task == nil else { return }
+                    task = Task {
+                        let state = try await reader.cardSlotState()
+                        order.add("status")
+                        return state
+                    }
+                }
+            }
+            if progress.phase == .completed { order.add("update") }
+        }
+        let task = try #require(status.withLock { $0 })
+        #expect(try await task.value == .noCard)
+        #expect(order.all == ["update", "status"])
+    }
+}
