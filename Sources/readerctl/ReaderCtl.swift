@@ -15,7 +15,7 @@ struct ReaderCtl: AsyncParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
-            EventsCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
+            EventsCommand.self, UpdateFirmwareCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
         ]
     )
 

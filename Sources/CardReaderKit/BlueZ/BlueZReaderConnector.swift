@@ -61,31 +61,42 @@ public struct BlueZReaderConnector: ReaderConnector {
         do throws(BluetoothError) {
             let adapter = try await session.adapter(named: self.adapter)
             let found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
-            logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
-            let connection = try await adapter.device(at: found.path).connect(
-                timeout: max(deadline - .now, .milliseconds(1)), attempts: connectAttempts)
-            do throws(BluetoothError) {
-                let transmit = try await connection.characteristic(
-                    BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic),
-                    inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-                let receive = try await connection.characteristic(
-                    BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
-                    inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-                // Subscribe before the first write, or the first answers are lost (§1).
-                let notifications = try await connection.notifications(of: transmit, preferring: valueTransport)
-                let writer = try await connection.writer(for: receive, preferring: valueTransport)
-                let link = BlueZReaderLink(
-                    session: session, connection: connection, device: await connection.info ?? found,
-                    notifications: notifications, writer: writer)
-                logger.info("link open", metadata: ["reader": "\(found.summary)", "transport": "\(link.transport)"])
-                return link
-            } catch {
-                await connection.disconnect()
-                throw error
-            }
+            return try await Self.openLink(
+                to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport,
+                ownsSession: true, logger: logger)
         } catch {
             await session.close()
             throw LinkError(error)
+        }
+    }
+
+    /// Connects to a device found on `adapter`, binds TX and RX and enables notifications.
+    /// With `ownsSession`, closing the link closes the adapter's D-Bus connection too.
+    static func openLink(
+        to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: ContinuousClock.Instant,
+        attempts: Int, valueTransport: GattValueTransport, ownsSession: Bool, logger: Logger
+    ) async throws(BluetoothError) -> BlueZReaderLink {
+        logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
+        let connection = try await adapter.device(at: found.path).connect(
+            timeout: max(deadline - .now, .milliseconds(1)), attempts: attempts)
+        do throws(BluetoothError) {
+            let transmit = try await connection.characteristic(
+                BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic),
+                inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+            let receive = try await connection.characteristic(
+                BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
+                inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+            // Subscribe before the first write, or the first answers are lost (§1).
+            let notifications = try await connection.notifications(of: transmit, preferring: valueTransport)
+            let writer = try await connection.writer(for: receive, preferring: valueTransport)
+            let link = BlueZReaderLink(
+                session: adapter.session, ownsSession: ownsSession, connection: connection,
+                device: await connection.info ?? found, notifications: notifications, writer: writer)
+            logger.info("link open", metadata: ["reader": "\(found.summary)", "transport": "\(link.transport)"])
+            return link
+        } catch {
+            await connection.disconnect()
+            throw error
         }
     }
 }

@@ -22,6 +22,7 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     public let transport: Transport
 
     private let session: BluetoothSession
+    private let ownsSession: Bool
     private let connection: GattConnection
     private let writer: GattWriter
 
@@ -42,10 +43,11 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     }
 
     init(
-        session: BluetoothSession, connection: GattConnection, device: BluetoothDeviceInfo,
+        session: BluetoothSession, ownsSession: Bool, connection: GattConnection, device: BluetoothDeviceInfo,
         notifications: GattNotifications, writer: GattWriter
     ) {
         self.session = session
+        self.ownsSession = ownsSession
         self.connection = connection
         self.device = device
         self.writer = writer
@@ -70,11 +72,11 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         }
     }
 
-    /// Stops notifications, disconnects the reader and closes the D-Bus connection.
-    /// Idempotent.
+    /// Stops notifications and disconnects the reader; closes the D-Bus connection unless
+    /// a ``BlueZReaderFleet`` shares it. Idempotent.
     public func close() async {
         await connection.disconnect()
-        await session.close()
+        if ownsSession { await session.close() }
     }
 }
 

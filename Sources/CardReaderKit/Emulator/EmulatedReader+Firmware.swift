@@ -22,7 +22,7 @@ extension EmulatedReader {
         guard battery >= Self.firmwareBatteryMinimum else { return answer(code, .batteryTooLow) }
         answer(code, .success)
         guard connection != nil else { return }
-        logger.info("firmware update: receiving", metadata: ["size": "\(size)"])
+        logger.debug("firmware update: receiving", metadata: ["size": "\(size)"])
         firmware = FirmwareReception(
             receiver: YModemReceiver(expectedSize: Int(size)), refusalsLeft: scenario.firmwareRefusals)
         decoder.reset()
@@ -62,7 +62,7 @@ extension EmulatedReader {
             case .finished:
                 break
             case .failed(let error):
-                logger.info("firmware update failed; old firmware kept", metadata: ["reason": "\(error)"])
+                logger.debug("firmware update failed; old firmware kept", metadata: ["reason": "\(error)"])
                 leaveFirmwareMode()
             }
         }
@@ -70,7 +70,7 @@ extension EmulatedReader {
 
     private func decide(block index: Int) {
         if scenario.firmwareDropAtBlock == index {
-            logger.info("scenario: link dropped during the firmware transfer", metadata: ["block": "\(index)"])
+            logger.debug("scenario: link dropped during the firmware transfer", metadata: ["block": "\(index)"])
             leaveFirmwareMode()
             return endConnection(
                 dropping: LinkError(.emulatorDropped, "the emulated reader dropped the link at block \(index)"))
@@ -102,14 +102,14 @@ extension EmulatedReader {
             run(firmware?.receiver.accept() ?? [])
             leaveFirmwareMode()
             let version = scenario.firmwareKeepsVersion ? firmwareVersion : image.version
-            logger.info("firmware verified; restarting", metadata: ["version": "\(version ?? "?")"])
+            logger.debug("firmware verified; restarting", metadata: ["version": "\(version ?? "?")"])
             restart = .pending(version: version)
             schedule(.firmwareDisconnect, at: clock.elapsed() + configuration.firmwareDisconnectDelay)
         case .success:
-            logger.info("scenario: the image is corrupt in flash; rejected")
+            logger.debug("scenario: the image is corrupt in flash; rejected")
             run(firmware?.receiver.reject() ?? [])
         case .failure(let error):
-            logger.info("firmware image rejected", metadata: ["reason": "\(error)"])
+            logger.debug("firmware image rejected", metadata: ["reason": "\(error)"])
             run(firmware?.receiver.reject() ?? [])
         }
     }
@@ -130,7 +130,7 @@ extension EmulatedReader {
         firmwareVersion = version
         endConnection(dropping: LinkError(.firmwareRestart, "the reader restarts on its new firmware"))
         guard !scenario.firmwareNoRestart else {
-            logger.info("scenario: the reader does not come back after its update")
+            logger.debug("scenario: the reader does not come back after its update")
             return
         }
         schedule(.firmwareRestartDone, at: clock.elapsed() + configuration.firmwareRestartTime)
@@ -141,7 +141,7 @@ extension EmulatedReader {
         let waiters = restartWaiters.values
         restartWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
-        logger.info("restarted", metadata: ["version": "\(firmwareVersion ?? "?")"])
+        logger.debug("restarted", metadata: ["version": "\(firmwareVersion ?? "?")"])
     }
 
     /// Returns once the reader runs (at once unless it is restarting after an update);

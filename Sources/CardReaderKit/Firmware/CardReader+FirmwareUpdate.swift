@@ -61,7 +61,7 @@ extension CardReader {
             await transfer(image, options: options, inputs: inputs) { sent in
                 progress.bytesSent = sent
                 let seconds = Double((timing.elapsed() - transferStarted) / .milliseconds(1)) / 1000
-                progress.bytesPerSecond = seconds > 0 ? Double(sent) / seconds : nil
+                progress.bytesPerSecond = seconds > 0 && sent > 0 ? Double(sent) / seconds : nil
                 enter(sent < image.bytes.count ? .transferring : .verifying)
             }
         } onCancel: {

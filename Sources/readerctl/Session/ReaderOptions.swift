@@ -5,9 +5,15 @@ import CardReaderKit
 /// Which reader a subcommand talks to, and how.
 struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address.",
+        "The Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address. info, events and update-firmware take it several times.",
         valueName: "name|address"))
-    var reader: String?
+    var reader: [String] = []
+
+    @Flag(help: "info, events, update-firmware: every reader in range (names starting with VPOS), found by a scan of --scan-timeout seconds.")
+    var all = false
+
+    @Option(help: ArgumentHelp("With --all: seconds to scan for readers.", valueName: "seconds"))
+    var scanTimeout = 5.0
 
     @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
@@ -32,27 +38,38 @@ struct ReaderOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        switch (reader, emulated) {
-        case (nil, false):
-            throw ValidationError("name the reader: --reader NAME|ADDRESS for a Bluetooth reader, or --emulated")
-        case (.some, true):
-            throw ValidationError("--reader and --emulated exclude each other")
-        case (.some, false):
+        let bluetooth = !reader.isEmpty || all
+        switch (bluetooth, emulated) {
+        case (false, false):
+            throw ValidationError("name the reader: --reader NAME|ADDRESS for a Bluetooth reader (or --all), or --emulated")
+        case (true, true):
+            throw ValidationError("--reader/--all and --emulated exclude each other")
+        case (true, false):
             guard emulator.isDefault, mtu == 23 else {
                 throw ValidationError("--card, --scenario and --mtu apply to the emulated reader only")
             }
-        case (nil, true):
+            guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
+        case (false, true):
             guard adapter == nil, valueTransport == .acquiredSocket else {
                 throw ValidationError("--adapter and --value-transport apply to a Bluetooth reader only")
             }
         }
         guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
+        guard scanTimeout > 0, scanTimeout <= OptionBounds.connectTimeoutSeconds else {
+            throw ValidationError("--scan-timeout must be within 0…\(Int(OptionBounds.connectTimeoutSeconds)) seconds")
+        }
         try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 
+    /// Whether the options name more than one reader (several --reader, or --all).
+    var namesSeveral: Bool { reader.count > 1 || all }
+
     /// The connector these options name: BlueZ for `--reader`, else the emulated reader.
     func connector() throws -> any ReaderConnector {
-        if let reader {
+        guard !namesSeveral else {
+            throw ValidationError("this command talks to one reader: give --reader once (info, events and update-firmware take several)")
+        }
+        if let reader = reader.first {
             return BlueZReaderConnector(
                 reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport)
         }

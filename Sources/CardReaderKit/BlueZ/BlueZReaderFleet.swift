@@ -1,0 +1,233 @@
+import BLETransport
+import Logging
+
+/// Several readers over one D-Bus connection and one adapter: a shop's lanes driven from
+/// one process. Find every reader in range (or the ones named), then connect to each: every
+/// reader gets its own ``CardReader`` with its own link, decoder and state, so one reader's
+/// failure or disconnect never disturbs another's traffic.
+///
+/// ```swift
+/// let fleet = try await BlueZReaderFleet.open(adapter: "hci3")
+/// let found = try await fleet.scan(for: .seconds(5))                  // every VPOS reader in range
+/// for outcome in await fleet.connectAll(found) {
+///     switch outcome.result {
+///     case .success(let reader): print(outcome.device.summary, try await reader.info())
+///     case .failure(let error): print(outcome.device.summary, error)
+///     }
+/// }
+/// await fleet.close()
+/// ```
+///
+/// Discovery is one per D-Bus client in BlueZ, so the fleet runs one at a time; a reader
+/// BlueZ already knows (found by a scan, or reconnecting after a restart) is connected to
+/// directly, without a discovery.
+public actor BlueZReaderFleet {
+    /// The adapter every reader is reached through, e.g. `hci3`.
+    public nonisolated let adapterName: String
+    /// How notifications and writes travel on each link.
+    public nonisolated let valueTransport: GattValueTransport
+
+    private let adapter: BluetoothAdapter
+    private let logger: Logger
+    private var discoveryBusy = false
+    private var discoveryQueue: [CheckedContinuation<Void, Never>] = []
+
+    private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, logger: Logger) {
+        self.adapter = adapter
+        self.adapterName = adapter.name
+        self.valueTransport = valueTransport
+        self.logger = logger
+    }
+
+    /// Opens the D-Bus connection and looks up `adapter` (the first powered one when nil).
+    public static func open(
+        adapter: String? = nil, busAddress: String? = nil, valueTransport: GattValueTransport = .acquiredSocket,
+        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+    ) async throws(LinkError) -> BlueZReaderFleet {
+        do throws(BluetoothError) {
+            let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+            do throws(BluetoothError) {
+                return BlueZReaderFleet(
+                    adapter: try await session.adapter(named: adapter), valueTransport: valueTransport, logger: logger)
+            } catch {
+                await session.close()
+                throw error
+            }
+        } catch {
+            throw LinkError(error)
+        }
+    }
+
+    /// Every reader whose name starts with `namePrefix` seen advertising (or already
+    /// connected) within `duration`, by address, in the order first seen.
+    public func scan(namePrefix: String = ReaderGATTProfile.localNamePrefix, for duration: Duration) async throws(LinkError)
+        -> [BluetoothDeviceInfo]
+    {
+        try await find(DiscoveryFilter(namePrefix: namePrefix), stopWhen: { _ in false }, timeout: duration)
+    }
+
+    /// The readers named by `readers` (name prefixes or addresses), each the first device
+    /// that matches, scanning until every one is found or `timeout` passes. Readers not
+    /// found are missing from the result.
+    public func find(_ readers: [String], timeout: Duration) async throws(LinkError) -> [String: BluetoothDeviceInfo] {
+        let filters = readers.map { ($0, Self.filter(for: $0)) }
+        var matched: [String: BluetoothDeviceInfo] = [:]
+        _ = try await find(DiscoveryFilter(), stopWhen: { devices in
+            for (reader, filter) in filters where matched[reader] == nil {
+                let taken = Set(matched.values.map(\.address))
+                matched[reader] = devices.first { filter.matches($0) && !taken.contains($0.address) }
+            }
+            return matched.count == filters.count
+        }, timeout: timeout)
+        return matched
+    }
+
+    /// A connector to `device` over this fleet's connection, for a ``CardReader``.
+    public nonisolated func connector(for device: BluetoothDeviceInfo, timeout: Duration = .seconds(30)) -> FleetReaderConnector {
+        FleetReaderConnector(fleet: self, device: device, timeout: timeout)
+    }
+
+    /// One reader's connection attempt: its reader, or why it could not connect.
+    public struct ConnectionOutcome: Sendable {
+        public var device: BluetoothDeviceInfo
+        public var result: Result<CardReader, CardReaderError>
+    }
+
+    /// Connects to every device at once, each within `timeout`; the outcomes in the
+    /// devices' order.
+    public func connectAll(
+        _ devices: [BluetoothDeviceInfo], timeout: Duration = .seconds(15),
+        configuration: CardReader.Configuration = CardReader.Configuration()
+    ) async -> [ConnectionOutcome] {
+        await withTaskGroup(of: (Int, ConnectionOutcome).self) { group in
+            for (index, device) in devices.enumerated() {
+                let reader = CardReader(
+                    connector: connector(for: device, timeout: timeout), configuration: configuration, logger: logger)
+                group.addTask {
+                    do throws(CardReaderError) {
+                        try await reader.connect(timeout: timeout)
+                        return (index, ConnectionOutcome(device: device, result: .success(reader)))
+                    } catch {
+                        return (index, ConnectionOutcome(device: device, result: .failure(error)))
+                    }
+                }
+            }
+            var outcomes: [(Int, ConnectionOutcome)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Closes the D-Bus connection; links still open through it drop.
+    public func close() async {
+        await adapter.session.close()
+    }
+
+    // MARK: - Links
+
+    /// A link to `device`: directly when BlueZ knows the device, else after a discovery
+    /// finds it again (a reader whose device object BlueZ has dropped).
+    func openLink(to device: BluetoothDeviceInfo, timeout: Duration) async throws(LinkError) -> BlueZReaderLink {
+        let deadline = ContinuousClock.now + timeout
+        let filter = DiscoveryFilter(address: device.address)
+        var target: BluetoothDeviceInfo?
+        do throws(BluetoothError) {
+            target = try await adapter.knownDevices().first { filter.matches($0) }
+        } catch {
+            throw LinkError(error)
+        }
+        if target == nil {
+            target = try await find(filter, stopWhen: { $0.contains { filter.matches($0) } }, timeout: timeout)
+                .first { filter.matches($0) }
+        }
+        guard let target else {
+            throw LinkError(BluetoothError.deviceNotFound(filter.summary, after: timeout))
+        }
+        do throws(BluetoothError) {
+            return try await BlueZReaderConnector.openLink(
+                to: target, on: adapter, until: deadline, attempts: 3, valueTransport: valueTransport,
+                ownsSession: false, logger: logger)
+        } catch {
+            throw LinkError(error)
+        }
+    }
+
+    // MARK: - Discovery, one at a time
+
+    /// Runs a discovery (after any other the fleet runs) collecting devices that match
+    /// `filter` and advertise (or are connected), until `stopWhen` holds or `timeout` passes.
+    private func find(
+        _ filter: DiscoveryFilter, stopWhen done: ([BluetoothDeviceInfo]) -> Bool, timeout: Duration
+    ) async throws(LinkError) -> [BluetoothDeviceInfo] {
+        await takeDiscovery()
+        defer { releaseDiscovery() }
+        var seen: [BluetoothDeviceInfo] = []
+        func note(_ device: BluetoothDeviceInfo) {
+            guard filter.matches(device) else { return }
+            if let index = seen.firstIndex(where: { $0.address == device.address }) {
+                seen[index] = device
+            } else {
+                seen.append(device)
+            }
+        }
+        do throws(BluetoothError) {
+            for device in try await adapter.knownDevices() where device.isConnected { note(device) }
+            if done(seen) { return seen }
+            let discovery = try await adapter.discover(filter)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                await discovery.stop()
+            }
+            defer { timer.cancel() }
+            do throws(BluetoothError) {
+                for try await device in discovery where device.rssi != nil || device.isConnected {
+                    note(device)
+                    if done(seen) { break }
+                }
+            } catch {
+                await discovery.stop()
+                throw error
+            }
+            await discovery.stop()
+        } catch {
+            throw LinkError(error)
+        }
+        return seen
+    }
+
+    private func takeDiscovery() async {
+        guard discoveryBusy else {
+            discoveryBusy = true
+            return
+        }
+        await withCheckedContinuation { discoveryQueue.append($0) }
+    }
+
+    private func releaseDiscovery() {
+        if discoveryQueue.isEmpty {
+            discoveryBusy = false
+        } else {
+            discoveryQueue.removeFirst().resume()
+        }
+    }
+
+    static func filter(for reader: String) -> DiscoveryFilter {
+        DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
+    }
+}
+
+/// Opens links to one reader of a ``BlueZReaderFleet``, over the fleet's D-Bus connection.
+public struct FleetReaderConnector: ReaderConnector {
+    public let fleet: BlueZReaderFleet
+    /// The reader, as a scan found it.
+    public let device: BluetoothDeviceInfo
+    /// The bound of finding and connecting.
+    public let timeout: Duration
+
+    /// E.g. `VPOS3356-0001 (00:AA:01:00:00:00)`.
+    public var readerDescription: String { device.summary }
+
+    public func connect() async throws(LinkError) -> any ReaderLink {
+        try await fleet.openLink(to: device, timeout: timeout)
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import CardReaderKit
+import FoundationEssentials
+
+struct UpdateFirmwareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update-firmware",
+        abstract: "Update readers' firmware from a .vfw image, several side by side.",
+        discussion: """
+            Checks the image (magic, format, length, CRC-32) before anything else, then each \
+            reader (model, battery of at least 30 %), then sends it over YModem-1K; the \
+            reader verifies it, restarts, and is connected to again until GET INFO reports \
+            the image's version. With several --reader or --all, readers update side by \
+            side (at most --max-parallel at once), each on its own line; a summary table \
+            (reader, old → new version, time, outcome) ends the run. --json prints one JSON \
+            object per progress step and one per reader at the end ("outcome": "updated" or \
+            the error's identifier).
+
+            A reader whose update fails keeps its old firmware unless its outcome says \
+            otherwise (firmware-reader-did-not-return, firmware-wrong-version). Ctrl-C \
+            aborts every transfer (CAN CAN): the readers stay on their old firmware.
+
+            Exit status 0 only if every reader ended on the new version.
+
+            \(ExitStatus.help)
+            """)
+
+    @Argument(help: ArgumentHelp("The firmware image, a .vfw file.", valueName: "image"))
+    var image: String
+
+    @OptionGroup var reader: ReaderOptions
+
+    @Flag(help: "Print JSON lines for scripts instead of text.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Readers updated at once, 1…16.", valueName: "n"))
+    var maxParallel = 7
+
+    func validate() throws {
+        guard (1...16).contains(maxParallel) else { throw ValidationError("--max-parallel must be within 1…16") }
+    }
+
+    /// One reader's result, for the summary.
+    struct Result: Sendable {
+        var previousVersion: String?
+        var report: FirmwareUpdateReport?
+        var seconds: Double
+    }
+
+    func run() async throws {
+        let firmware = try loadImage()
+        let board = ProgressBoard(json: json)
+        let clock = ContinuousClock()
+        let outcomes = try await FleetRun.perform(reader, maxParallel: maxParallel) { label, reader throws(CardReaderError) in
+            let started = clock.now
+            let report = try await reader.updateFirmware(image: firmware).run { board.update(label, $0) }
+            return Result(previousVersion: report.previousVersion, report: report, seconds: Self.seconds(clock.now - started))
+        }
+        board.finish()
+        printSummary(outcomes, image: firmware)
+        let failures = outcomes.compactMap { if case .failure(let error) = $0.result { error } else { nil } }
+        if failures.contains(where: { ExitStatus.of($0) == .cancelled }) { throw ExitStatus.cancelled.exitCode }
+        if !failures.isEmpty { throw ExitStatus.firmwareNotUpdated.exitCode }
+    }
+
+    private func loadImage() throws -> FirmwareImage {
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: image)))
+        } catch {
+            StandardStreams.writeError("readerctl: cannot read \(image): \(error)\n")
+            throw ExitStatus.invalidFirmwareImage.exitCode
+        }
+        do throws(FirmwareImageError) {
+            return try FirmwareImage(bytes: bytes)
+        } catch {
+            StandardStreams.writeError("readerctl: \(image): \(error)\n")
+            if json { Output.print(["error": "firmware-image-invalid", "message": error.description], json: true) }
+            throw ExitStatus.invalidFirmwareImage.exitCode
+        }
+    }
+
+    private func printSummary(_ outcomes: [FleetRun.Outcome<Result>], image: FirmwareImage) {
+        if json {
+            for outcome in outcomes {
+                var fields = ["reader": outcome.label]
+                switch outcome.result {
+                case .success(let result):
+                    fields["outcome"] = "updated"
+                    fields["previousVersion"] = result.previousVersion ?? ""
+                    fields["version"] = image.version
+                    fields["seconds"] = String(result.seconds)
+                case .failure(let error):
+                    fields["outcome"] = error.identifier
+                    fields["message"] = error.description
+                }
+                Output.print(fields, json: true)
+            }
+            return
+        }
+        let rows = outcomes.map { outcome -> [String] in
+            switch outcome.result {
+            case .success(let result):
+                ["\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s", "updated"]
+            case .failure(let error):
+                ["\(outcome.label)", "-", "-", "\(error.identifier): \(error)"]
+            }
+        }
+        let header = ["reader", "version", "time", "outcome"]
+        let widths = (0..<3).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        print("")
+        for row in [header] + rows {
+            print((0..<3).map { row[$0].padded(to: widths[$0] + 2) }.joined() + row[3])
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(Int(Double(duration / .milliseconds(1)) / 100)) / 10
+    }
+}

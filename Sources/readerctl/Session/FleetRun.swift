@@ -1,0 +1,121 @@
+import ArgumentParser
+import BLETransport
+import CardReaderKit
+import Logging
+
+/// Runs one operation on every reader the options name — several `--reader`s, `--all`, or
+/// the emulated reader — side by side over one D-Bus connection, at most `maxParallel` at
+/// once. Each reader connects, operates and disconnects on its own; one reader's failure
+/// does not stop the others. Ctrl-C cancels every operation (each reader gets CANCEL, or
+/// `CAN CAN` during a firmware transfer).
+enum FleetRun {
+    /// One reader's result.
+    struct Outcome<Value: Sendable>: Sendable {
+        /// E.g. `VPOS3356-0001 (00:AA:01:00:00:00)`.
+        var label: String
+        var result: Result<Value, CardReaderError>
+    }
+
+    static func perform<Value: Sendable>(
+        _ options: ReaderOptions, maxParallel: Int = 8,
+        _ operation: @escaping @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
+    ) async throws -> [Outcome<Value>] {
+        let logger = {
+            var logger = Logger(label: "readerctl")
+            logger.logLevel = options.verbose ? .trace : .warning
+            return logger
+        }()
+        let interrupt = InterruptSignal()
+        let task = Task { () -> Result<[Outcome<Value>], LinkError> in
+            if options.emulated {
+                let connector = EmulatedReaderConnector(reader: options.emulator.makeReader(), mtu: options.mtu)
+                return .success([await run(connector, logger: logger, options: options, operation)])
+            }
+            let fleet: BlueZReaderFleet
+            do throws(LinkError) {
+                fleet = try await BlueZReaderFleet.open(
+                    adapter: options.adapter, valueTransport: options.valueTransport, logger: logger)
+            } catch {
+                return .failure(error)
+            }
+            defer { Task { await fleet.close() } }
+            var targets: [Target<Value>] = []
+            do throws(LinkError) {
+                if options.all {
+                    let found = try await fleet.scan(for: .milliseconds(Int(options.scanTimeout * 1000)))
+                    guard !found.isEmpty else {
+                        return .failure(LinkError(
+                            .deviceNotFound,
+                            "no reader (a name starting with \(ReaderGATTProfile.localNamePrefix)) advertised on \(fleet.adapterName) within \(options.scanTimeout) s"))
+                    }
+                    targets = found.map { .device($0) }
+                } else {
+                    let found = try await fleet.find(
+                        options.reader, timeout: .milliseconds(Int(options.connectTimeout * 1000)))
+                    targets = options.reader.map { name in
+                        found[name].map { .device($0) }
+                            ?? .missing(Outcome(label: name, result: .failure(.connectionFailed(
+                                reader: name,
+                                LinkError(.deviceNotFound, "not seen on \(fleet.adapterName) within \(options.connectTimeout) s")))))
+                    }
+                }
+            } catch {
+                return .failure(error)
+            }
+            let work: [@Sendable () async -> Outcome<Value>] = targets.map { target in
+                switch target {
+                case .device(let device):
+                    let connector = fleet.connector(for: device, timeout: .seconds(30))
+                    return { await run(connector, logger: logger, options: options, operation) }
+                case .missing(let missing):
+                    return { missing }
+                }
+            }
+            let parallel = max(1, maxParallel)
+            let outcomes = await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
+                var results: [(Int, Outcome<Value>)] = []
+                for (index, job) in work.enumerated() {
+                    if index >= parallel, let finished = await group.next() { results.append(finished) }
+                    group.addTask { (index, await job()) }
+                }
+                for await finished in group { results.append(finished) }
+                return results.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            return .success(outcomes)
+        }
+        interrupt.cancels(task)
+        let result = await task.value
+        withExtendedLifetime(interrupt) {}
+        switch result {
+        case .success(let outcomes):
+            return outcomes
+        case .failure(let error):
+            StandardStreams.writeError("readerctl: \(error)\n")
+            throw ExitStatus.linkLost.exitCode
+        }
+    }
+
+    /// A reader to operate on, or one that was not found.
+    private enum Target<Value: Sendable> {
+        case device(BluetoothDeviceInfo)
+        case missing(Outcome<Value>)
+    }
+
+    /// Connects, operates, disconnects.
+    private static func run<Value: Sendable>(
+        _ connector: any ReaderConnector, logger: Logger, options: ReaderOptions,
+        _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
+    ) async -> Outcome<Value> {
+        let label = connector.readerDescription
+        let reader = CardReader(connector: connector, logger: logger)
+        do throws(CardReaderError) {
+            try await reader.connect(timeout: .milliseconds(Int(options.connectTimeout * 1000)))
+            let value = try await operation(label, reader)
+            await reader.disconnect()
+            return Outcome(label: label, result: .success(value))
+        } catch {
+            await reader.disconnect()
+            return Outcome(label: label, result: .failure(error))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// `readerctl update-firmware` against the emulated reader (firmware 2.4.1) with the
+/// fixture image `Fixtures/firmware/vpos3356-2.5.0.vfw`: the outcome in the summary and
+/// the documented exit status (0 updated, 8 not updated, 9 unusable image).
+@Suite struct UpdateFirmwareCommandTests {
+    static let image = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/firmware/vpos3356-2.5.0.vfw").path
+
+    @Test func aGoodUpdateEndsOnTheNewVersion() throws {
+        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("2.4.1 → 2.5.0"))
+        #expect(result.standardOutput.contains("updated"))
+    }
+
+    @Test(arguments: [
+        ("firmware-drop-at=2", "firmware-link-lost"),
+        ("firmware-corrupt", "firmware-verification-failed"),
+        ("firmware-cancel-at=1", "firmware-aborted-by-reader"),
+        ("battery=20", "firmware-battery-too-low"),
+    ])
+    func aFailedUpdateNamesItsCauseAndExits8(scenario: String, outcome: String) throws {
+        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated", "--scenario", scenario, "--json"])
+        #expect(result.status == 8, "\(scenario): \(result.standardError)")
+        let last = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.contains("\"outcome\":\"\(outcome)\""), "\(scenario): \(last)")
+    }
+
+    @Test func aDamagedImageIsRefusedBeforeAnyReaderIsTouched() throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.image))
+        bytes[100] ^= 0x01
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID()).vfw")
+        try bytes.write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let result = try ReaderctlProcess.run(["update-firmware", path.path, "--emulated"])
+        #expect(result.status == 9)
+        #expect(result.standardError.contains("the firmware image is damaged: its CRC-32 says"))
+    }
+
+    @Test func severalReadersNeedBluetooth() throws {
+        let result = try ReaderctlProcess.run(["swipe", "--reader", "A", "--reader", "B"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("talks to one reader"))
+    }
+}
