@@ -36,6 +36,7 @@ public actor EmulatedReaderPeripheral {
     private var central: DBusObjectPath?
     private var connectionID: Int?
     private var pump: Task<Void, Never>?
+    private var comeback: Task<Void, Never>?
     private var stopped = false
 
     private init(
@@ -173,6 +174,7 @@ public actor EmulatedReaderPeripheral {
     public func stop() async {
         guard !stopped else { return }
         stopped = true
+        comeback?.cancel()
         if let central {
             _ = try? await session.connection.call(
                 destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
@@ -257,6 +259,31 @@ public actor EmulatedReaderPeripheral {
             }
         }
         await endReaderConnection()
+        if reason.code == .firmwareRestart { await restartOnNewFirmware() }
+    }
+
+    /// The reader restarts after a firmware update: it stops advertising, and advertises
+    /// again once it runs (a reader that does not come back never does).
+    private func restartOnNewFirmware() async {
+        await advertiser?.unregister()
+        advertiser = nil
+        logger.info("emulated reader restarting on new firmware", metadata: ["name": "\(localName)"])
+        comeback = Task { [weak self, reader] in
+            guard (try? await reader.waitUntilRunning()) != nil else { return }
+            await self?.advertiseAgain()
+        }
+    }
+
+    private func advertiseAgain() async {
+        comeback = nil
+        guard !stopped, advertiser == nil else { return }
+        do throws(BluetoothError) {
+            advertiser = try await LEAdvertiser.register(
+                LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+            logger.info("emulated reader advertising again", metadata: ["name": "\(localName)"])
+        } catch {
+            logger.error("could not advertise after the restart: \(error)")
+        }
     }
 
     private func endReaderConnection() async {
