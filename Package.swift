@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .target(name: "ReaderProtocol", swiftSettings: strictImports),
@@ -36,6 +37,8 @@ let package = Package(
                 "ReaderProtocol",
                 "BLETransport",
                 .product(name: "Logging", package: "swift-log"),
+                // CoreMetrics, not Metrics: the API without Foundation.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports
         ),
@@ -51,7 +54,13 @@ let package = Package(
         ),
         .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"], swiftSettings: strictImports),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"], swiftSettings: strictImports),
-        .testTarget(name: "CardReaderKitTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
+        .testTarget(
+            name: "CardReaderKitTests",
+            dependencies: [
+                "CardReaderKit", "BLETransport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictImports),
         .testTarget(name: "readerctlTests", swiftSettings: strictImports),
         .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
     ],

@@ -221,7 +221,9 @@ public actor GattConnection {
                 case .bus(let detail): .busLost(detail)
                 case .bluetoothdNotRunning: .bluetoothdRestarted(newOwner: nil)
                 case .linkLost(let earlier): earlier
-                default: .deviceRemoved(name)
+                case .deviceNotFound: .deviceRemoved(name)
+                default:
+                    LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path); asking BlueZ why failed: \(error)")
                 }
         }
         lose(loss)

@@ -29,8 +29,9 @@ public actor BlueZReaderFleet {
 
     private let adapter: BluetoothAdapter
     private let logger: Logger
-    private var discoveryBusy = false
-    private var discoveryQueue: [CheckedContinuation<Void, Never>] = []
+    /// One discovery at a time, and one connection set-up at a time, in arrival order.
+    private var discoveryGate = CommandGate()
+    private var connectGate = CommandGate()
 
     private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, logger: Logger) {
         self.adapter = adapter
@@ -143,6 +144,13 @@ public actor BlueZReaderFleet {
         guard let target else {
             throw LinkError(BluetoothError.deviceNotFound(filter.summary, after: timeout))
         }
+        // One connection set-up at a time: the controller creates one LE connection at a
+        // time anyway, and bluetoothd resolves services faster without competing set-ups.
+        if !connectGate.tryAcquire() {
+            let ticket = connectGate.takeTicket()
+            _ = await withCheckedContinuation { connectGate.enqueue(ticket, $0) }
+        }
+        defer { connectGate.release() }
         do throws(BluetoothError) {
             return try await BlueZReaderConnector.openLink(
                 to: target, on: adapter, until: deadline, attempts: 3, valueTransport: valueTransport,
@@ -196,19 +204,13 @@ public actor BlueZReaderFleet {
     }
 
     private func takeDiscovery() async {
-        guard discoveryBusy else {
-            discoveryBusy = true
-            return
-        }
-        await withCheckedContinuation { discoveryQueue.append($0) }
+        guard !discoveryGate.tryAcquire() else { return }
+        let ticket = discoveryGate.takeTicket()
+        _ = await withCheckedContinuation { discoveryGate.enqueue(ticket, $0) }
     }
 
     private func releaseDiscovery() {
-        if discoveryQueue.isEmpty {
-            discoveryBusy = false
-        } else {
-            discoveryQueue.removeFirst().resume()
-        }
+        discoveryGate.release()
     }
 
     static func filter(for reader: String) -> DiscoveryFilter {

@@ -17,6 +17,19 @@ extension CardReader {
     func runFirmwareUpdate(
         image: FirmwareImage, options: FirmwareUpdateOptions, report: @Sendable (FirmwareUpdateProgress) -> Void
     ) async throws(CardReaderError) -> FirmwareUpdateReport {
+        do throws(CardReaderError) {
+            let result = try await updateFirmwareSteps(image: image, options: options, report: report)
+            metrics.firmwareUpdate(outcome: "updated")
+            return result
+        } catch {
+            metrics.firmwareUpdate(outcome: error.identifier)
+            throw error
+        }
+    }
+
+    private func updateFirmwareSteps(
+        image: FirmwareImage, options: FirmwareUpdateOptions, report: @Sendable (FirmwareUpdateProgress) -> Void
+    ) async throws(CardReaderError) -> FirmwareUpdateReport {
         let started = timing.elapsed()
         var progress = FirmwareUpdateProgress(
             phase: .checking, bytesSent: 0, totalBytes: image.bytes.count, elapsed: .zero, bytesPerSecond: nil)
@@ -94,6 +107,7 @@ extension CardReader {
         let response = try await performHoldingGate(.getInfo, answerTime: Self.shortAnswerTime)
         guard response.status == .success else { throw .status(response.status, of: .getInfo) }
         guard case .info(let info) = response.body else { throw Self.unexpected(response.body, answering: .getInfo) }
+        if let battery = info.batteryPercent { metrics.battery(battery) }
         return info
     }
 

@@ -23,6 +23,7 @@ extension CardReader {
         try await waitWhileReconnecting(upTo: deadline)
         try await settleEarlierCancels()
         let id = makeID()
+        let sentAt = timing.elapsed()
         exchange = Exchange(id: id, code: command.code, limit: deadline)
         schedule(.answerOverdue(id), after: deadline)
         logger.trace("→ \(command.code.commandName ?? "\(command.code)")", metadata: ["frame": "\(command.frame)"])
@@ -45,6 +46,13 @@ extension CardReader {
         } onCancel: {
             Task { await self.cancelRequested(id) }
         }
+        let outcome: String =
+            switch result {
+            case .success(let response) where response.status == .success: "success"
+            case .success(let response): CardReaderError.status(response.status, of: command.code).identifier
+            case .failure(let error): error.identifier
+            }
+        metrics.command(command.code, outcome: outcome, duration: timing.elapsed() - sentAt)
         return try result.get()
     }
 

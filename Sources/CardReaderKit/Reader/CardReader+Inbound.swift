@@ -62,7 +62,9 @@ extension CardReader {
         logger.trace("← \(frame.code.commandName ?? "\(frame.code)")", metadata: ["frame": "\(frame)"])
         if frame.code.isEvent {
             do {
-                broadcast(CardReaderEvent(try ReaderEvent(frame: frame)))
+                let event = try ReaderEvent(frame: frame)
+                if case .batteryLow(let percent) = event { metrics.battery(percent) }
+                broadcast(CardReaderEvent(event))
             } catch {
                 logger.warning("malformed event from the reader: \(error)")
             }
@@ -108,6 +110,7 @@ extension CardReader {
         timeline.cancel(.incompleteFrameQuiet)
         decoder.reset()
         ymodemInput?.yield(.linkLost(reason))
+        if let reason, !restartExpected { metrics.linkLost(reason) }
         if restartExpected {
             restartDropped()
         } else if let reason, let policy = configuration.reconnect {

@@ -54,6 +54,7 @@ extension CardReader {
         reconnectTask = nil
         lastLoss = nil
         install(link)
+        metrics.reconnect(outcome: "reconnected")
         broadcast(.reconnected)
         resolveConnectWaiters(.success(()))
         resolveLinkWaiters(true)
@@ -65,6 +66,7 @@ extension CardReader {
         reconnectTask = nil
         lastLoss = nil
         logger.warning("gave up reconnecting", metadata: ["after": "\(reason)"])
+        metrics.reconnect(outcome: "gave-up")
         setState(.lost(reason))
         resolveConnectWaiters(.failure(.linkLost(reason)))
         resolveLinkWaiters(false)

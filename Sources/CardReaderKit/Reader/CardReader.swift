@@ -84,6 +84,7 @@ public actor CardReader {
     /// The same clock, as time since the reader was created.
     let timing: ElapsedClock
     let logger: Logger
+    let metrics: ReaderMetrics
 
     public private(set) var state: ConnectionState = .disconnected
     var link: (any ReaderLink)?
@@ -127,6 +128,8 @@ public actor CardReader {
     var restartDropWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
+    /// Its metrics (``ReaderMetrics``: commands, latency, link losses, reconnects,
+    /// firmware updates, battery) go to the swift-metrics factory in effect now.
     public init(
         connector: any ReaderConnector, configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit")
@@ -136,6 +139,7 @@ public actor CardReader {
         self.clock = clock
         self.timing = ElapsedClock(clock)
         self.logger = logger
+        metrics = ReaderMetrics(reader: connector.readerDescription)
     }
 
     // MARK: - Connection

@@ -1,6 +1,7 @@
-/// One command at a time: callers queue in arrival order.
+/// One at a time, callers queued in arrival order: a reader's commands, a fleet's
+/// discoveries and connection set-ups.
 ///
-/// Lives inside the `CardReader` actor, so it needs no lock of its own. A queued caller
+/// Lives inside an actor (`CardReader`, `BlueZReaderFleet`), so it needs no lock of its own. A queued caller
 /// is resumed with `true` when it holds the gate, or `false` when it left the queue
 /// because its task was cancelled.
 struct CommandGate {

@@ -90,6 +90,9 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
                     fields["previousVersion"] = result.previousVersion ?? ""
                     fields["version"] = image.version
                     fields["seconds"] = String(result.seconds)
+                    if let report = result.report {
+                        fields["bytesPerSecond"] = "\(Self.rate(report))"
+                    }
                 case .failure(let error):
                     fields["outcome"] = error.identifier
                     fields["message"] = error.description
@@ -101,7 +104,10 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
         let rows = outcomes.map { outcome -> [String] in
             switch outcome.result {
             case .success(let result):
-                ["\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s", "updated"]
+                [
+                    "\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s",
+                    "updated" + (result.report.map { " (\(Self.rate($0) / 1024) KiB/s)" } ?? ""),
+                ]
             case .failure(let error):
                 ["\(outcome.label)", "-", "-", "\(error.identifier): \(error)"]
             }
@@ -112,6 +118,12 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
         for row in [header] + rows {
             print((0..<3).map { row[$0].padded(to: widths[$0] + 2) }.joined() + row[3])
         }
+    }
+
+    /// The transfer's rate: image bytes over the YModem transfer's time.
+    private static func rate(_ report: FirmwareUpdateReport) -> Int {
+        let seconds = Double(report.transferDuration / .milliseconds(1)) / 1000
+        return seconds > 0 ? Int(Double(report.bytes) / seconds) : 0
     }
 
     private static func seconds(_ duration: Duration) -> Double {
