@@ -7,9 +7,11 @@
 /// the caller to ``acknowledge()`` or ``refuse()``; a repeat of the block just
 /// acknowledged is acknowledged again and discarded; a damaged block (wrong number, bad
 /// complement or CRC, cut short) is answered `NAK` once the line has gone quiet. The first
-/// `EOT` is answered `NAK`, the second `ACK` then `C`; the empty block 0 that ends the batch
-/// is reported as ``Action/fileReceived(name:data:)`` for the caller to ``accept()``
-/// (`ACK`) or ``reject()`` (`CAN CAN`). `CAN CAN` from the sender aborts at any point.
+/// `EOT` is answered `NAK`, the second `ACK` then `C` (an `EOT` that comes before the size
+/// block 0 announced is answered `NAK`, a failed attempt at the missing block); the empty
+/// block 0 that ends the batch is reported as ``Action/fileReceived(name:data:)`` for the
+/// caller to ``accept()`` (`ACK`) or ``reject()`` (`CAN CAN`). `CAN CAN` from the sender
+/// aborts at any point.
 public struct YModemReceiver: Sendable {
     /// Limits and deadlines; the defaults are the reader's (§7.2).
     public struct Configuration: Sendable, Hashable {
@@ -216,6 +218,10 @@ public struct YModemReceiver: Sendable {
             pending.append(byte)
             return []
         case YModem.eot where phase == .receivingData || phase == .endOfFile:
+            // Before the size block 0 announced has arrived, a block is missing (one the
+            // sender believes acknowledged, or skipped): ask for it as for any unexpected
+            // block, so the transfer fails rather than delivering a short file.
+            guard data.count >= fileSize else { return refuseCurrent() }
             eotCount += 1
             guard eotCount >= 2 else {
                 phase = .endOfFile

@@ -36,37 +36,60 @@ struct EventsCommand: AsyncParsableCommand {
         let limit = count ?? Int.max
         let json = output.json
         let seconds = duration
-        try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
-            let events = await reader.events()
-            let outcome = await withTaskGroup(of: CardReaderError?.self) { group in
-                group.addTask {
-                    var seen = 0
-                    for await event in events {
-                        Self.print(event, json: json)
-                        if case .disconnected(let reason) = event {
-                            return reason.map { CardReaderError.linkLost($0) } ?? .notConnected
-                        }
-                        seen += 1
-                        if seen >= limit { return nil }
-                    }
-                    return Task.isCancelled ? .cancelled : nil
-                }
-                if let seconds {
-                    group.addTask {
-                        try? await Task.sleep(for: .seconds(seconds))
-                        return Task.isCancelled ? .cancelled : nil
-                    }
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
+        guard !reader.namesSeveral else {
+            // One stream per reader, each line labelled; --count and --duration apply to each.
+            let outcomes = try await FleetRun.perform(reader) { label, reader throws(CardReaderError) in
+                try await Self.follow(reader, label: label, limit: limit, seconds: seconds, json: json)
             }
-            if let outcome { throw outcome }
+            var first: CardReaderError?
+            for outcome in outcomes {
+                guard case .failure(let error) = outcome.result else { continue }
+                StandardStreams.writeError("readerctl: \(outcome.label): \(error)\n")
+                first = first ?? error
+            }
+            if let first { throw ExitStatus.of(first).exitCode }
+            return
+        }
+        try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
+            try await Self.follow(reader, label: nil, limit: limit, seconds: seconds, json: json)
         }
     }
 
-    private static func print(_ event: CardReaderEvent, json: Bool) {
+    /// Prints `reader`'s events until `limit` of them, `seconds`, a disconnection or
+    /// cancellation; each line labelled when `label` is given.
+    private static func follow(_ reader: CardReader, label: String?, limit: Int, seconds: Int?, json: Bool)
+        async throws(CardReaderError)
+    {
+        let events = await reader.events()
+        let outcome = await withTaskGroup(of: CardReaderError?.self) { group in
+            group.addTask {
+                var seen = 0
+                for await event in events {
+                    Self.print(event, label: label, json: json)
+                    if case .disconnected(let reason) = event {
+                        return reason.map { CardReaderError.linkLost($0) } ?? .notConnected
+                    }
+                    seen += 1
+                    if seen >= limit { return nil }
+                }
+                return Task.isCancelled ? .cancelled : nil
+            }
+            if let seconds {
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    return Task.isCancelled ? .cancelled : nil
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let outcome { throw outcome }
+    }
+
+    private static func print(_ event: CardReaderEvent, label: String?, json: Bool) {
         var fields = ["event": event.name]
+        if let label { fields["reader"] = label }
         switch event {
         case .batteryLow(let percent): fields["batteryPercent"] = "\(percent)"
         case .resetScheduled(let after): fields["secondsUntilReset"] = "\(after.components.seconds)"
@@ -82,7 +105,7 @@ struct EventsCommand: AsyncParsableCommand {
         if json {
             Output.print(fields, json: true)
         } else {
-            Swift.print(event.description)
+            Swift.print((label.map { "\($0): " } ?? "") + event.description)
         }
         fflush(nil)
     }
