@@ -44,6 +44,13 @@ let package = Package(
             dependencies: [.product(name: "CardReaderKit", package: sdk)]
         ),
         .executableTarget(
+            name: "FirmwareBenchmark",
+            dependencies: [
+                .product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
             name: "LinkBenchmark",
             dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk)]
         ),

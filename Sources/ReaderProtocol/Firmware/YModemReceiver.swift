@@ -118,10 +118,26 @@ public struct YModemReceiver: Sendable {
     /// Bytes from the sender, in order.
     public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
         var actions: [Action] = []
-        for byte in bytes {
-            guard !isOver else { break }
-            // While the caller decides, only the sender's CAN CAN counts.
-            actions += phase == .deciding ? cancellation(byte) : receive(byte)
+        let bytes = Array(bytes)
+        var index = 0
+        while index < bytes.count, !isOver {
+            if phase == .deciding {
+                // While the caller decides, only the sender's CAN CAN counts.
+                actions += cancellation(bytes[index])
+                index += 1
+            } else if purging {
+                break
+            } else if !pending.isEmpty {
+                // Inside a block: take every byte it still needs at once.
+                let needed = blockLength - pending.count
+                let end = min(index + needed, bytes.count)
+                pending += bytes[index..<end]
+                index = end
+                if pending.count == blockLength { actions += completeBlock() }
+            } else {
+                actions += receive(bytes[index])
+                index += 1
+            }
         }
         if purging, !isOver { actions.append(.armTimer(configuration.purgeTime)) }
         else if !pending.isEmpty, !isOver, phase != .deciding { actions.append(.armTimer(configuration.interByteTimeout)) }
@@ -206,7 +222,6 @@ public struct YModemReceiver: Sendable {
 
     private mutating func receive(_ byte: UInt8) -> [Action] {
         if purging { return [] }
-        guard pending.isEmpty else { return assemble(byte) }
         if byte == YModem.can {
             if lastByteWasCAN { return fail(.cancelledBySender, sending: []) }
             lastByteWasCAN = true
@@ -215,6 +230,7 @@ public struct YModemReceiver: Sendable {
         lastByteWasCAN = false
         switch byte {
         case YModem.soh, YModem.stx:
+            pending.reserveCapacity(1029)
             pending.append(byte)
             return []
         case YModem.eot where phase == .receivingData || phase == .endOfFile:
@@ -237,10 +253,11 @@ public struct YModemReceiver: Sendable {
         }
     }
 
-    private mutating func assemble(_ byte: UInt8) -> [Action] {
-        pending.append(byte)
-        let size = pending[0] == YModem.stx ? 1024 : 128
-        guard pending.count == size + 5 else { return [] }
+    /// The length of the block being assembled, header and CRC included.
+    private var blockLength: Int { (pending.first == YModem.stx ? 1024 : 128) + 5 }
+
+    private mutating func completeBlock() -> [Action] {
+        let size = blockLength - 5
         let block = pending
         pending.removeAll()
         let number = block[1]
