@@ -76,9 +76,33 @@ public struct BluetoothAdapter: Sendable {
     /// by a process that crashed), else the first a discovery sees advertising (with an
     /// RSSI) within `timeout`. Throws ``BluetoothError/deviceNotFound(_:after:)``.
     public func find(_ filter: DiscoveryFilter, timeout: Duration) async throws(BluetoothError) -> BluetoothDeviceInfo {
-        if let connected = try await knownDevices().first(where: { $0.isConnected && filter.matches($0) }) {
-            session.logger.debug("device already connected", metadata: ["device": "\(connected.summary)"])
-            return connected
+        let found = try await scan(filter, timeout: timeout) { !$0.isEmpty }
+        if let device = found.first { return device }
+        if Task.isCancelled { throw .cancelled }
+        throw .deviceNotFound("\(filter.summary) on \(name)", after: timeout)
+    }
+
+    /// The devices matching `filter` that BlueZ has connected, then those a discovery sees
+    /// advertising (with an RSSI), by address in the order first seen (later reports update
+    /// a device), until `done` holds for what was seen or `timeout` passes. `done` runs on
+    /// the caller's actor.
+    public func scan(
+        _ filter: DiscoveryFilter, timeout: Duration, isolation: isolated (any Actor)? = #isolation,
+        until done: ([BluetoothDeviceInfo]) -> Bool
+    ) async throws(BluetoothError) -> [BluetoothDeviceInfo] {
+        var seen: [BluetoothDeviceInfo] = []
+        func note(_ device: BluetoothDeviceInfo) {
+            guard filter.matches(device) else { return }
+            if let index = seen.firstIndex(where: { $0.address == device.address }) {
+                seen[index] = device
+            } else {
+                seen.append(device)
+            }
+        }
+        for device in try await knownDevices() where device.isConnected { note(device) }
+        if done(seen) {
+            session.logger.debug("device already connected", metadata: ["filter": "\(filter.summary)"])
+            return seen
         }
         let discovery = try await discover(filter)
         let timer = Task {
@@ -88,15 +112,14 @@ public struct BluetoothAdapter: Sendable {
         defer { timer.cancel() }
         do throws(BluetoothError) {
             for try await device in discovery where device.rssi != nil || device.isConnected {
-                await discovery.stop()
-                return device
+                note(device)
+                if done(seen) { break }
             }
         } catch {
             await discovery.stop()
             throw error
         }
         await discovery.stop()
-        if Task.isCancelled { throw .cancelled }
-        throw .deviceNotFound("\(filter.summary) on \(name)", after: timeout)
+        return seen
     }
 }

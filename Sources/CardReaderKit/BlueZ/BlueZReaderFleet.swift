@@ -169,38 +169,11 @@ public actor BlueZReaderFleet {
     ) async throws(LinkError) -> [BluetoothDeviceInfo] {
         await takeDiscovery()
         defer { releaseDiscovery() }
-        var seen: [BluetoothDeviceInfo] = []
-        func note(_ device: BluetoothDeviceInfo) {
-            guard filter.matches(device) else { return }
-            if let index = seen.firstIndex(where: { $0.address == device.address }) {
-                seen[index] = device
-            } else {
-                seen.append(device)
-            }
-        }
         do throws(BluetoothError) {
-            for device in try await adapter.knownDevices() where device.isConnected { note(device) }
-            if done(seen) { return seen }
-            let discovery = try await adapter.discover(filter)
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                await discovery.stop()
-            }
-            defer { timer.cancel() }
-            do throws(BluetoothError) {
-                for try await device in discovery where device.rssi != nil || device.isConnected {
-                    note(device)
-                    if done(seen) { break }
-                }
-            } catch {
-                await discovery.stop()
-                throw error
-            }
-            await discovery.stop()
+            return try await adapter.scan(filter, timeout: timeout, until: done)
         } catch {
             throw LinkError(error)
         }
-        return seen
     }
 
     private func takeDiscovery() async {
