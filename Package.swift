@@ -52,12 +52,17 @@ let package = Package(
             ],
             swiftSettings: strictImports
         ),
-        .testTarget(name: "ReaderProtocolTests", dependencies: ["ReaderProtocol"], swiftSettings: strictImports),
+        // Spawns lrzsz's rb and sb for the YModem interoperability tests.
+        .target(name: "ChildProcessSupport", path: "Tests/Support/ChildProcessSupport", swiftSettings: strictImports),
+        .testTarget(
+            name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport"],
+            swiftSettings: strictImports),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"], swiftSettings: strictImports),
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
-                "CardReaderKit", "BLETransport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "CardReaderKit", "BLETransport", "ChildProcessSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports),

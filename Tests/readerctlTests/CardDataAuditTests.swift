@@ -96,6 +96,10 @@ import Testing
         "remove-card-during-apdu": "remove-card-during-apdu", "low-battery": "low-battery", "busy": "busy=2",
         "silent": "silent=2", "noise": "noise", "drop-mid-frame": "drop-mid-frame",
         "restart-mid-frame": "restart-mid-frame", "false-stx": "false-stx=2", "false-stx-split": "false-stx-split=2",
+        "firmware-nak": "firmware-nak=2", "firmware-cancel-at": "firmware-cancel-at=1",
+        "firmware-drop-at": "firmware-drop-at=1", "firmware-slow-ack": "firmware-slow-ack=1",
+        "firmware-corrupt": "firmware-corrupt", "firmware-no-restart": "firmware-no-restart",
+        "firmware-keeps-version": "firmware-keeps-version",
     ]
 
     /// SELECT PPSE, SELECT the application, GET PROCESSING OPTIONS with its PDOL's 14

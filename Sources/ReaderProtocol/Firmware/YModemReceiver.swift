@@ -50,7 +50,8 @@ public struct YModemReceiver: Sendable {
         case armTimer(Duration)
         /// Data block `index` (1-based, not wrapped) arrived intact: answer with
         /// ``acknowledge()`` or ``refuse()``. Until then only a `CAN CAN` from the sender
-        /// counts; other bytes are ignored.
+        /// counts; other bytes are held, and taken after an acknowledgement (dropped after a
+        /// refusal, whose block the sender sends again).
         case blockReceived(Int)
         /// The batch ended: answer with ``accept()`` or ``reject()``.
         case fileReceived(name: String, data: [UInt8])
@@ -93,6 +94,8 @@ public struct YModemReceiver: Sendable {
     private var eotCount = 0
     private var lastByteWasCAN = false
     private var decidingBlock: (number: UInt8, data: ArraySlice<UInt8>)?
+    /// Bytes that came while the caller decided on a block.
+    private var held: [UInt8] = []
     private var decidingBatch = false
     /// The phase to return to once a decision is made.
     private var resumePhase: Phase = .receivingData
@@ -122,8 +125,10 @@ public struct YModemReceiver: Sendable {
         var index = 0
         while index < bytes.count, !isOver {
             if phase == .deciding {
-                // While the caller decides, only the sender's CAN CAN counts.
+                // While the caller decides, a CAN CAN counts at once; other bytes wait for
+                // the decision (a sender that runs ahead is not cut short).
                 actions += cancellation(bytes[index])
+                held.append(bytes[index])
                 index += 1
             } else if purging {
                 break
@@ -174,7 +179,10 @@ public struct YModemReceiver: Sendable {
         blocksAcknowledged += 1
         attempts = 0
         phase = .receivingData
-        return [.send([YModem.ack]), .armTimer(configuration.blockTimeout)]
+        let early = held
+        held.removeAll()
+        let acknowledged: [Action] = [.send([YModem.ack]), .armTimer(configuration.blockTimeout)]
+        return early.isEmpty ? acknowledged : acknowledged + receive(early)
     }
 
     /// Refuses the block reported by ``Action/blockReceived(_:)`` (`NAK`: it counts as a
@@ -183,6 +191,8 @@ public struct YModemReceiver: Sendable {
         guard phase == .deciding, decidingBlock != nil else { return [] }
         decidingBlock = nil
         phase = .receivingData
+        // What came meanwhile belongs to the refused attempt: the sender sends it again.
+        held.removeAll()
         return refuseCurrent()
     }
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)  // ChildProcess
+import ChildProcessSupport
 import Foundation
 import ReaderProtocol
 import Testing

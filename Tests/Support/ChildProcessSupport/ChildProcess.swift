@@ -8,13 +8,18 @@ import Glibc
 /// `/bin/sh`, which enters the working directory and `exec`s the program), reaped by a
 /// thread of its own; every wait takes a deadline, and a child still running when its
 /// process object goes away is killed.
-final class ChildProcess {
+///
+/// Shared by the test targets that drive an independent implementation (lrzsz) as a child
+/// process. `@unchecked Sendable` so that one thread reads the child's output while a task
+/// writes its input: `pid` and the descriptors never change after `init`, the reaper's
+/// state is behind its lock, and each descriptor has one user.
+public final class ChildProcess: @unchecked Sendable {
     /// How a child ended.
-    enum Termination: Equatable, CustomStringConvertible {
+    public enum Termination: Equatable, Sendable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
             case .signalled(let signal): "killed by signal \(signal)"
@@ -22,13 +27,17 @@ final class ChildProcess {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private static let spawning = NSLock()
 
-    let pid: pid_t
+    public let pid: pid_t
     /// Our end of the child's standard input (non-blocking).
     private let input: Int32
     /// Our end of the child's standard output (non-blocking).
@@ -37,7 +46,7 @@ final class ChildProcess {
 
     /// Starts `arguments` (the program's path first) in `directory`, its standard error
     /// appended to `standardError`.
-    init(_ arguments: [String], in directory: String, standardError: String = "/dev/null") throws {
+    public init(_ arguments: [String], in directory: String, standardError: String = "/dev/null") throws {
         // A write to a child that has gone must fail with EPIPE, not end the test process.
         signal(SIGPIPE, SIG_IGN)
 
@@ -110,7 +119,7 @@ final class ChildProcess {
     }
 
     /// Writes all of `bytes` to the child's standard input by `deadline`.
-    func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws {
+    public func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws {
         var offset = 0
         while offset < bytes.count {
             guard try wait(for: input, POLLOUT, until: deadline) else {
@@ -127,7 +136,7 @@ final class ChildProcess {
 
     /// What the child has written to its standard output, as soon as there is some: empty
     /// if nothing came by `deadline`, nil at end of file.
-    func read(until deadline: ContinuousClock.Instant) throws -> [UInt8]? {
+    public func read(until deadline: ContinuousClock.Instant) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             guard try wait(for: output, POLLIN, until: deadline) else { return [] }
@@ -141,7 +150,7 @@ final class ChildProcess {
     }
 
     /// Everything the child writes to its standard output until it closes it, by `deadline`.
-    func readToEnd(until deadline: ContinuousClock.Instant) throws -> [UInt8] {
+    public func readToEnd(until deadline: ContinuousClock.Instant) throws -> [UInt8] {
         var bytes: [UInt8] = []
         while let more = try read(until: deadline) {
             guard !more.isEmpty else { throw Failure(description: "standard output still open at the deadline") }
@@ -152,7 +161,7 @@ final class ChildProcess {
 
     /// How the child ended, by `deadline`; a child still running then is killed, and
     /// this throws.
-    func waitForExit(until deadline: ContinuousClock.Instant) throws -> Termination {
+    public func waitForExit(until deadline: ContinuousClock.Instant) throws -> Termination {
         if let status = reaper.status { return Self.termination(status) }
         if reaper.exited.wait(timeout: .now() + Self.dispatchInterval(until: deadline)) == .timedOut {
             kill()
@@ -163,7 +172,7 @@ final class ChildProcess {
     }
 
     /// Kills the child (SIGKILL) unless it has been reaped.
-    func kill() {
+    public func kill() {
         if reaper.status == nil { Glibc.kill(pid, SIGKILL) }
     }
 
