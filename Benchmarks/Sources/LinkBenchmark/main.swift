@@ -17,13 +17,15 @@ import Glibc
 
 var adapter = "hci1"
 var reader = "VPOS3356"
+var maximumMTU = 247
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--adapter": adapter = arguments.popFirst() ?? adapter
     case "--reader": reader = arguments.popFirst() ?? reader
+    case "--mtu": maximumMTU = arguments.popFirst().flatMap { Int($0) } ?? maximumMTU
     default:
-        print("usage: LinkBenchmark [--adapter hciN] [--reader NAME]")
+        print("usage: LinkBenchmark [--adapter hciN] [--reader NAME] [--mtu 23…247]")
         exit(64)
     }
 }
@@ -57,8 +59,9 @@ func exchange(_ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>
     }
 }
 
-func measure(_ transport: GattValueTransport, reader: String, adapter: String) async throws -> Figures {
-    let connector = BlueZReaderConnector(reader: reader, adapter: adapter, timeout: .seconds(30), valueTransport: transport)
+func measure(_ transport: GattValueTransport, reader: String, adapter: String, maximumMTU: Int) async throws -> Figures {
+    let connector = BlueZReaderConnector(
+        reader: reader, adapter: adapter, timeout: .seconds(30), valueTransport: transport, maximumMTU: maximumMTU)
     guard let link = try await connector.connect() as? BlueZReaderLink else { throw LinkFailure(description: "not a BlueZ link") }
     var inbound = link.inbound.makeAsyncIterator()
     var decoder = FrameDecoder()
@@ -90,8 +93,8 @@ func milliseconds(_ duration: Duration) -> String {
     return String(Double(Int(value * 100)) / 100)
 }
 
-let sockets = try await measure(.acquiredSocket, reader: reader, adapter: adapter)
-let messages = try await measure(.dbusMessages, reader: reader, adapter: adapter)
+let sockets = try await measure(.acquiredSocket, reader: reader, adapter: adapter, maximumMTU: maximumMTU)
+let messages = try await measure(.dbusMessages, reader: reader, adapter: adapter, maximumMTU: maximumMTU)
 print("transport | write size | write→notify latency, median (p90) | host→reader throughput")
 print("--- | --- | --- | ---")
 for figures in [sockets, messages] {

@@ -26,14 +26,18 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// `AcquireNotify`/`AcquireWrite` sockets where bluetoothd offers them and falls back to
     /// D-Bus messages; `.dbusMessages` always uses `StartNotify` and `WriteValue`.
     public var valueTransport: GattValueTransport
+    /// The largest ATT MTU the link uses (23…247, default 247): writes are at most this − 3
+    /// bytes even where BlueZ negotiated more.
+    public var maximumMTU: Int
     public var logger: Logger
 
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
         timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: GattValueTransport = .acquiredSocket,
-        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) {
         self.valueTransport = valueTransport
+        self.maximumMTU = min(max(maximumMTU, 23), 247)
         self.reader = reader
         self.adapter = adapter
         self.busAddress = busAddress
@@ -63,7 +67,7 @@ public struct BlueZReaderConnector: ReaderConnector {
             let found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
             return try await Self.openLink(
                 to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport,
-                ownsSession: true, logger: logger)
+                maximumMTU: maximumMTU, ownsSession: true, logger: logger)
         } catch {
             await session.close()
             throw LinkError(error)
@@ -74,7 +78,7 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// With `ownsSession`, closing the link closes the adapter's D-Bus connection too.
     static func openLink(
         to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: ContinuousClock.Instant,
-        attempts: Int, valueTransport: GattValueTransport, ownsSession: Bool, logger: Logger
+        attempts: Int, valueTransport: GattValueTransport, maximumMTU: Int, ownsSession: Bool, logger: Logger
     ) async throws(BluetoothError) -> BlueZReaderLink {
         logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
         let connection = try await adapter.device(at: found.path).connect(
@@ -91,7 +95,8 @@ public struct BlueZReaderConnector: ReaderConnector {
             let writer = try await connection.writer(for: receive, preferring: valueTransport)
             let link = BlueZReaderLink(
                 session: adapter.session, ownsSession: ownsSession, connection: connection,
-                device: await connection.info ?? found, notifications: notifications, writer: writer)
+                device: await connection.info ?? found, notifications: notifications, writer: writer,
+                maximumPacket: maximumMTU - 3)
             logger.info("link open", metadata: ["reader": "\(found.summary)", "transport": "\(link.transport)"])
             return link
         } catch {

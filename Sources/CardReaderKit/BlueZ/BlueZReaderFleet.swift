@@ -26,6 +26,8 @@ public actor BlueZReaderFleet {
     public nonisolated let adapterName: String
     /// How notifications and writes travel on each link.
     public nonisolated let valueTransport: GattValueTransport
+    /// The largest ATT MTU each link uses (writes of at most this − 3 bytes).
+    public nonisolated let maximumMTU: Int
 
     private let adapter: BluetoothAdapter
     private let logger: Logger
@@ -33,23 +35,26 @@ public actor BlueZReaderFleet {
     private var discoveryGate = CommandGate()
     private var connectGate = CommandGate()
 
-    private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, logger: Logger) {
+    private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, maximumMTU: Int, logger: Logger) {
         self.adapter = adapter
+        self.maximumMTU = min(max(maximumMTU, 23), 247)
         self.adapterName = adapter.name
         self.valueTransport = valueTransport
         self.logger = logger
     }
 
     /// Opens the D-Bus connection and looks up `adapter` (the first powered one when nil).
+    /// Links write at most `maximumMTU` − 3 bytes at a time (23…247).
     public static func open(
         adapter: String? = nil, busAddress: String? = nil, valueTransport: GattValueTransport = .acquiredSocket,
-        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) async throws(LinkError) -> BlueZReaderFleet {
         do throws(BluetoothError) {
             let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
             do throws(BluetoothError) {
                 return BlueZReaderFleet(
-                    adapter: try await session.adapter(named: adapter), valueTransport: valueTransport, logger: logger)
+                    adapter: try await session.adapter(named: adapter), valueTransport: valueTransport,
+                    maximumMTU: maximumMTU, logger: logger)
             } catch {
                 await session.close()
                 throw error
@@ -154,7 +159,7 @@ public actor BlueZReaderFleet {
         do throws(BluetoothError) {
             return try await BlueZReaderConnector.openLink(
                 to: target, on: adapter, until: deadline, attempts: 3, valueTransport: valueTransport,
-                ownsSession: false, logger: logger)
+                maximumMTU: maximumMTU, ownsSession: false, logger: logger)
         } catch {
             throw LinkError(error)
         }

@@ -25,6 +25,7 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     private let ownsSession: Bool
     private let connection: GattConnection
     private let writer: GattWriter
+    private let maximumPacket: Int
 
     /// The value transports of the two directions.
     public struct Transport: Sendable, Hashable, CustomStringConvertible {
@@ -44,8 +45,9 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
 
     init(
         session: BluetoothSession, ownsSession: Bool, connection: GattConnection, device: BluetoothDeviceInfo,
-        notifications: GattNotifications, writer: GattWriter
+        notifications: GattNotifications, writer: GattWriter, maximumPacket: Int
     ) {
+        self.maximumPacket = min(maximumPacket, Self.largestReaderPacket)
         self.session = session
         self.ownsSession = ownsSession
         self.connection = connection
@@ -58,9 +60,10 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write acquired-socket)`.
     public var description: String { "\(device.summary) over BlueZ (\(transport))" }
 
-    /// The ATT MTU − 3 BlueZ reports for RX (20 without an MTU), at most 244.
+    /// The ATT MTU − 3 BlueZ reports for RX (20 without an MTU), at most 244 and at most
+    /// the connector's `maximumMTU` − 3.
     public var maximumWriteLength: Int {
-        get async { min(await writer.maximumLength, Self.largestReaderPacket) }
+        get async { min(await writer.maximumLength, maximumPacket) }
     }
 
     /// Writes one packet to RX. The caller (the reader session) serialises writes.

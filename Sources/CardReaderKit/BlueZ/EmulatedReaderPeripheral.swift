@@ -25,6 +25,8 @@ public actor EmulatedReaderPeripheral {
     public nonisolated let localName: String
     /// The adapter it serves on, e.g. `hci0`.
     public nonisolated let adapterName: String
+    /// The largest ATT MTU it uses: notifications are at most this − 3 bytes.
+    public nonisolated let maximumMTU: Int
 
     private let session: BluetoothSession
     private var adapter: BluetoothAdapter
@@ -40,9 +42,11 @@ public actor EmulatedReaderPeripheral {
     private var stopped = false
 
     private init(
-        reader: EmulatedReader, localName: String, session: BluetoothSession, adapter: BluetoothAdapter, logger: Logger
+        reader: EmulatedReader, localName: String, session: BluetoothSession, adapter: BluetoothAdapter,
+        maximumMTU: Int, logger: Logger
     ) {
         self.reader = reader
+        self.maximumMTU = maximumMTU
         self.localName = localName
         self.session = session
         self.adapter = adapter
@@ -52,9 +56,10 @@ public actor EmulatedReaderPeripheral {
 
     /// Registers the GATT application and the advertisement on `adapter` (the first
     /// powered adapter when nil). `localName` defaults to ``defaultLocalName(for:)``.
+    /// Notifications are cut at the MTU BlueZ reports, at most `maximumMTU` (23…247).
     public static func start(
         reader: EmulatedReader, adapter: String? = nil, localName: String? = nil,
-        manufacturer: String = "CardReaderKit", busAddress: String? = nil,
+        manufacturer: String = "CardReaderKit", maximumMTU: Int = 247, busAddress: String? = nil,
         logger: Logger = Logger(label: "CardReaderKit.EmulatedReaderPeripheral")
     ) async throws(BluetoothError) -> EmulatedReaderPeripheral {
         let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
@@ -62,7 +67,7 @@ public actor EmulatedReaderPeripheral {
             let adapter = try await session.adapter(named: adapter)
             let peripheral = EmulatedReaderPeripheral(
                 reader: reader, localName: localName ?? defaultLocalName(for: reader.configuration.info),
-                session: session, adapter: adapter, logger: logger)
+                session: session, adapter: adapter, maximumMTU: min(max(maximumMTU, 23), 247), logger: logger)
             try await peripheral.setUp(manufacturer: manufacturer)
             return peripheral
         } catch {
@@ -200,7 +205,7 @@ public actor EmulatedReaderPeripheral {
         if let connectionID {
             id = connectionID
         } else {
-            let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), 247)
+            let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), maximumMTU)
             do throws(LinkError) {
                 let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
                 id = connection.id
@@ -249,6 +254,9 @@ public actor EmulatedReaderPeripheral {
     /// the pump, which ending the reader connection cancels: the central is disconnected first.
     private func readerDropped(_ reason: LinkError) async {
         logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
+        // A restarting reader stops advertising before it drops the link, so the central
+        // cannot reconnect to it before it runs again.
+        if reason.code == .firmwareRestart { await restartOnNewFirmware() }
         if let central {
             do throws(DBusError) {
                 _ = try await session.connection.call(
@@ -259,7 +267,6 @@ public actor EmulatedReaderPeripheral {
             }
         }
         await endReaderConnection()
-        if reason.code == .firmwareRestart { await restartOnNewFirmware() }
     }
 
     /// The reader restarts after a firmware update: it stops advertising, and advertises

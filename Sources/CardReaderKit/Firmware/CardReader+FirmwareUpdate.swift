@@ -90,9 +90,7 @@ extension CardReader {
         enter(.restarting)
         try await awaitRestart(options: options)
         enter(.reconnecting)
-        try await reconnectAfterRestart(within: options.returnTimeout)
-        enter(.confirming)
-        let after = try await infoHoldingGate()
+        let after = try await reconnectAfterRestart(within: options.returnTimeout) { enter(.confirming) }
         guard after.firmwareVersion == image.version else {
             throw .firmwareUpdateFailed(.wrongVersion(expected: image.version, found: after.firmwareVersion))
         }
@@ -199,8 +197,12 @@ extension CardReader {
         }
     }
 
-    /// Connects again through the connector, attempt after attempt, until `limit`.
-    private func reconnectAfterRestart(within limit: Duration) async throws(CardReaderError) {
+    /// Connects again through the connector and asks GET INFO, attempt after attempt, until
+    /// `limit`: a reader that takes a connection before it answers (still starting) is
+    /// tried again, not reported as failed.
+    private func reconnectAfterRestart(within limit: Duration, confirming: () -> Void) async throws(CardReaderError)
+        -> ReaderInfo
+    {
         let deadline = timing.elapsed() + limit
         var attempt = 0
         defer { restartExpected = false }
@@ -213,11 +215,19 @@ extension CardReader {
             switch outcome {
             case .success(let link):
                 install(link)
-                broadcast(.reconnected)
-                return
+                confirming()
+                do throws(CardReaderError) {
+                    let info = try await infoHoldingGate()
+                    broadcast(.reconnected)
+                    return info
+                } catch {
+                    guard !Task.isCancelled else { throw .cancelled }
+                    logger.debug("the restarted reader does not answer yet: \(error)")
+                    if let link = self.link { await tearDown(link: link, reason: nil) }
+                }
             case .failure(.cancelled), .failure(.notConnected):
                 setState(.disconnected)
-                throw Task.isCancelled ? .firmwareUpdateFailed(.readerDidNotReturn(after: limit)) : .notConnected
+                throw Task.isCancelled ? .cancelled : .notConnected
             case .failure(let error):
                 logger.debug("the restarted reader is not back yet: \(error)")
                 // A refused connection comes back at once: do not spin.

@@ -30,18 +30,25 @@ struct EmulateCommand: AsyncParsableCommand {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
+    @Option(help: ArgumentHelp(
+        "The largest ATT MTU to use, 23…247: notifications are at most MTU − 3 bytes, even where the link negotiated more.",
+        valueName: "bytes"))
+    var mtu = 247
+
     @Option(help: ArgumentHelp("Seconds to serve, 1…604800 (default: until Ctrl-C).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {
         try OptionBounds.checkRun(duration: duration)
+        guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
     }
 
     func run() async throws {
         let reader = emulator.makeReader()
-        let (adapter, name, duration) = (adapter, name, duration)
+        let (adapter, name, duration, mtu) = (adapter, name, duration, mtu)
         try await BluetoothRun.perform { () throws(BluetoothError) in
-            let peripheral = try await EmulatedReaderPeripheral.start(reader: reader, adapter: adapter, localName: name)
+            let peripheral = try await EmulatedReaderPeripheral.start(
+                reader: reader, adapter: adapter, localName: name, maximumMTU: mtu)
             StandardStreams.writeError("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n")
             _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
             await peripheral.stop()

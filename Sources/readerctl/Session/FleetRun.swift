@@ -28,13 +28,14 @@ enum FleetRun {
         let interrupt = InterruptSignal()
         let task = Task { () -> Result<[Outcome<Value>], LinkError> in
             if options.emulated {
-                let connector = EmulatedReaderConnector(reader: options.emulator.makeReader(), mtu: options.mtu)
+                let connector = EmulatedReaderConnector(reader: options.emulator.makeReader(), mtu: options.mtu ?? 23)
                 return .success([await run(connector, logger: logger, options: options, operation)])
             }
             let fleet: BlueZReaderFleet
             do throws(LinkError) {
                 fleet = try await BlueZReaderFleet.open(
-                    adapter: options.adapter, valueTransport: options.valueTransport, logger: logger)
+                    adapter: options.adapter, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,
+                    logger: logger)
             } catch {
                 return .failure(error)
             }

@@ -23,8 +23,10 @@ struct ReaderOptions: ParsableArguments {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
-    @Option(help: ArgumentHelp("Emulated reader: the ATT MTU of the link, 23…247.", valueName: "bytes"))
-    var mtu = 23
+    @Option(help: ArgumentHelp(
+        "The ATT MTU, 23…247: for the emulated reader, the link's (default 23); for a Bluetooth reader, the largest to use, so packets are at most MTU − 3 bytes (default: what the link negotiated, at most 247).",
+        valueName: "bytes"))
+    var mtu: Int?
 
     @Option(help: ArgumentHelp("Seconds to find and connect to the reader.", valueName: "seconds"))
     var connectTimeout = 5.0
@@ -45,8 +47,8 @@ struct ReaderOptions: ParsableArguments {
         case (true, true):
             throw ValidationError("--reader/--all and --emulated exclude each other")
         case (true, false):
-            guard emulator.isDefault, mtu == 23 else {
-                throw ValidationError("--card, --scenario and --mtu apply to the emulated reader only")
+            guard emulator.isDefault else {
+                throw ValidationError("--card and --scenario apply to the emulated reader only")
             }
             guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
         case (false, true):
@@ -54,7 +56,7 @@ struct ReaderOptions: ParsableArguments {
                 throw ValidationError("--adapter and --value-transport apply to a Bluetooth reader only")
             }
         }
-        guard (23...247).contains(mtu) else { throw ValidationError("--mtu must be within 23…247") }
+        if let mtu, !(23...247).contains(mtu) { throw ValidationError("--mtu must be within 23…247") }
         guard scanTimeout > 0, scanTimeout <= OptionBounds.connectTimeoutSeconds else {
             throw ValidationError("--scan-timeout must be within 0…\(Int(OptionBounds.connectTimeoutSeconds)) seconds")
         }
@@ -71,9 +73,10 @@ struct ReaderOptions: ParsableArguments {
         }
         if let reader = reader.first {
             return BlueZReaderConnector(
-                reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport)
+                reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport,
+                maximumMTU: mtu ?? 247)
         }
-        return EmulatedReaderConnector(reader: emulator.makeReader(), mtu: mtu)
+        return EmulatedReaderConnector(reader: emulator.makeReader(), mtu: mtu ?? 23)
     }
 }
 
