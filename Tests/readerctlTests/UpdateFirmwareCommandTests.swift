@@ -44,4 +44,16 @@ import Testing
         #expect(result.status == 64)
         #expect(result.standardError.contains("talks to one reader"))
     }
+
+    /// Ctrl-C during the transfer aborts it (`CAN CAN`): exit 130, the summary says the
+    /// update was cancelled and the reader kept its old firmware.
+    @Test func ctrlCAbortsTheTransfer() throws {
+        let run = try InteractiveReaderctl([
+            "update-firmware", Self.image, "--emulated", "--scenario", "firmware-slow-ack=400", "--verbose",
+        ])
+        #expect(run.waitForStandardError(containing: "→ ENTER FIRMWARE UPDATE"))
+        run.interrupt()
+        #expect(run.waitForExit(within: 10) == 130)
+        #expect(run.standardOutput.contains("cancelled"), "\(run.standardOutput)")
+    }
 }
