@@ -251,4 +251,35 @@ struct FirmwareUpdateTests {
         #expect(try await task.value == .noCard)
         #expect(order.all == ["update", "status"])
     }
+
+    /// Three readers updated side by side: one's dropped link and another's corrupt image
+    /// do not disturb the third, which ends on the new version.
+    @Test func readersUpdatedSideBySideFailAlone() async throws {
+        let benches = [
+            try await Bench(), try await Bench(scenario: ["firmware-drop-at=2"]),
+            try await Bench(scenario: ["firmware-corrupt"]),
+        ]
+        let image = Self.image
+        let outcomes = await withTaskGroup(of: (Int, CardReaderError?).self) { group in
+            for (index, bench) in benches.enumerated() {
+                group.addTask {
+                    do throws(CardReaderError) {
+                        _ = try await bench.reader.updateFirmware(image: image).run()
+                        return (index, nil)
+                    } catch {
+                        return (index, error)
+                    }
+                }
+            }
+            var outcomes: [Int: CardReaderError?] = [:]
+            for await (index, error) in group { outcomes[index] = error }
+            return outcomes
+        }
+        #expect(outcomes[0] == .some(nil))
+        #expect(outcomes[1]??.identifier == "firmware-link-lost")
+        #expect(outcomes[2]??.identifier == "firmware-verification-failed")
+        #expect(await benches[0].emulator.firmwareVersion == "2.5.0")
+        #expect(await benches[1].emulator.firmwareVersion == "2.4.1")
+        try await benches[2].expectUsable(on: "2.4.1")
+    }
 }
