@@ -4,9 +4,9 @@ import CardReaderKit
 import Logging
 
 /// Runs one operation on every reader the options name — several `--reader`s, `--all`, or
-/// the emulated reader — side by side over one D-Bus connection, at most `maxParallel` at
-/// once. Each reader connects, operates and disconnects on its own; one reader's failure
-/// does not stop the others. Ctrl-C cancels every operation (each reader gets CANCEL, or
+/// the emulated reader — side by side over one D-Bus connection: every reader connects
+/// first, then the operations run, at most `maxParallel` at once, and each reader
+/// disconnects when its own is done; one reader's failure does not stop the others. Ctrl-C cancels every operation (each reader gets CANCEL, or
 /// `CAN CAN` during a firmware transfer).
 enum FleetRun {
     /// One reader's result.
@@ -63,21 +63,26 @@ enum FleetRun {
             } catch {
                 return .failure(error)
             }
-            let work: [@Sendable () async -> Outcome<Value>] = targets.map { target in
-                switch target {
-                case .device(let device):
+            // Every reader connects first (the fleet's set-ups take turns), so a connection
+            // never has to be made while other readers' transfers load the radio; then the
+            // operations run side by side.
+            let connectTimeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+            let connected = await withTaskGroup(of: (Int, Target<Value>).self) { group in
+                for (index, target) in targets.enumerated() {
+                    guard case .device(let device) = target else { continue }
                     let connector = fleet.connector(for: device, timeout: .seconds(30))
-                    return { await run(connector, logger: logger, options: options, operation) }
-                case .missing(let missing):
-                    return { missing }
+                    group.addTask { (index, await connect(connector, logger: logger, within: connectTimeout)) }
                 }
+                var connected = targets
+                for await (index, target) in group { connected[index] = target }
+                return connected
             }
             let parallel = max(1, maxParallel)
             let outcomes = await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
                 var results: [(Int, Outcome<Value>)] = []
-                for (index, job) in work.enumerated() {
+                for (index, target) in connected.enumerated() {
                     if index >= parallel, let finished = await group.next() { results.append(finished) }
-                    group.addTask { (index, await job()) }
+                    group.addTask { (index, await run(target, operation)) }
                 }
                 for await finished in group { results.append(finished) }
                 return results.sorted { $0.0 < $1.0 }.map(\.1)
@@ -96,27 +101,55 @@ enum FleetRun {
         }
     }
 
-    /// A reader to operate on, or one that was not found.
-    private enum Target<Value: Sendable> {
+    /// A reader to operate on: found, connected, or an outcome already (not found, could
+    /// not connect).
+    private enum Target<Value: Sendable>: Sendable {
         case device(BluetoothDeviceInfo)
+        case connected(String, CardReader)
         case missing(Outcome<Value>)
     }
 
-    /// Connects, operates, disconnects.
+    /// Connects a reader of the fleet.
+    private static func connect<Value: Sendable>(
+        _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
+    ) async -> Target<Value> {
+        let label = connector.readerDescription
+        let reader = CardReader(connector: connector, logger: logger)
+        do throws(CardReaderError) {
+            try await reader.connect(timeout: timeout)
+            return .connected(label, reader)
+        } catch {
+            return .missing(Outcome(label: label, result: .failure(error)))
+        }
+    }
+
+    /// Operates on a connected reader, then disconnects it.
+    private static func run<Value: Sendable>(
+        _ target: Target<Value>, _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
+    ) async -> Outcome<Value> {
+        switch target {
+        case .missing(let outcome):
+            return outcome
+        case .device(let device):
+            return Outcome(label: device.summary, result: .failure(.notConnected))
+        case .connected(let label, let reader):
+            do throws(CardReaderError) {
+                let value = try await operation(label, reader)
+                await reader.disconnect()
+                return Outcome(label: label, result: .success(value))
+            } catch {
+                await reader.disconnect()
+                return Outcome(label: label, result: .failure(error))
+            }
+        }
+    }
+
+    /// Connects, operates, disconnects (the emulated reader).
     private static func run<Value: Sendable>(
         _ connector: any ReaderConnector, logger: Logger, options: ReaderOptions,
         _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
-        let label = connector.readerDescription
-        let reader = CardReader(connector: connector, logger: logger)
-        do throws(CardReaderError) {
-            try await reader.connect(timeout: .milliseconds(Int(options.connectTimeout * 1000)))
-            let value = try await operation(label, reader)
-            await reader.disconnect()
-            return Outcome(label: label, result: .success(value))
-        } catch {
-            await reader.disconnect()
-            return Outcome(label: label, result: .failure(error))
-        }
+        let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+        return await run(await connect(connector, logger: logger, within: timeout) as Target<Value>, operation)
     }
 }
