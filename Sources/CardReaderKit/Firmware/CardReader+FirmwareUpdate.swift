@@ -114,9 +114,15 @@ extension CardReader {
         _ image: FirmwareImage, options: FirmwareUpdateOptions, inputs: AsyncStream<YModemInput>,
         acknowledged: (Int) -> Void
     ) async -> Result<Void, FirmwareUpdateError> {
+        // The reader's answer times plus the link margin, as for commands: a block's last
+        // byte leaves the host before it reaches the reader.
+        var limits = options.ymodem
+        limits.startTimeout += configuration.linkMargin
+        limits.answerTimeout += configuration.linkMargin
+        limits.verificationTimeout += configuration.linkMargin
         var sender = YModemSender(
             fileName: options.fileName ?? "\(image.model)-\(image.version).vfw", file: image.bytes,
-            configuration: options.ymodem)
+            configuration: limits)
         var actions = sender.start()
         var deadline: UInt64 = 0
         var reported = -1

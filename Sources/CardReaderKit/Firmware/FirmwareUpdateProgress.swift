@@ -80,6 +80,8 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
 }
 
 /// How a firmware update runs; the defaults are the reader's documented bounds (§7, §8).
+/// The YModem deadlines are the reader's: the update adds the reader's
+/// ``CardReader/Configuration/linkMargin`` to each, as it does to commands'.
 public struct FirmwareUpdateOptions: Sendable, Hashable {
     /// The YModem sender's attempts and deadlines.
     public var ymodem: YModemSender.Configuration
