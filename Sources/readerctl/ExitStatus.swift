@@ -28,7 +28,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .linkLost: "could not connect, or the link to the reader was lost"
         case .refused: "the reader or the card refused the operation"
         case .firmwareNotUpdated: "update-firmware: at least one reader did not end on the new version"
-        case .invalidFirmwareImage: "update-firmware: the image is damaged or not for this model; nothing was sent"
+        case .invalidFirmwareImage: "update-firmware: the image file is unreadable or damaged; nothing was sent"
         case .usage: "usage error"
         case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"
         }
