@@ -1,5 +1,3 @@
-import ReaderProtocol
-
 /// Where a firmware update is, for a progress display: its phase, the image's bytes the
 /// reader has acknowledged, the rate and the time left.
 public struct FirmwareUpdateProgress: Sendable, Hashable, CustomStringConvertible {
@@ -62,48 +60,5 @@ public struct FirmwareUpdateProgress: Sendable, Hashable, CustomStringConvertibl
             text += ", \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60) left"
         }
         return text + ")"
-    }
-}
-
-/// A firmware update that succeeded.
-public struct FirmwareUpdateReport: Sendable, Hashable {
-    /// The version GET INFO reported before the update.
-    public var previousVersion: String?
-    /// The version it reports now: the image's.
-    public var version: String
-    /// The image's size.
-    public var bytes: Int
-    /// From the first GET INFO to the confirming one.
-    public var duration: Duration
-    /// The YModem transfer alone: the first block to the reader's verdict.
-    public var transferDuration: Duration
-}
-
-/// How a firmware update runs; the defaults are the reader's documented bounds (§7, §8).
-/// The YModem deadlines are the reader's: the update adds the reader's
-/// ``CardReader/Configuration/linkMargin`` to each, as it does to commands'.
-public struct FirmwareUpdateOptions: Sendable, Hashable {
-    /// The YModem sender's attempts and deadlines.
-    public var ymodem: YModemSender.Configuration
-    /// The battery level below which the update is refused before it starts (§7.1: 30 %).
-    public var minimumBattery: UInt8
-    /// How long to wait for the reader to drop the link after accepting the image (§7.2:
-    /// within 2 s), before the host closes it itself.
-    public var restartDisconnectTimeout: Duration
-    /// How long the restarted reader may take to be connected to again (§7.2: it
-    /// advertises within 15 s).
-    public var returnTimeout: Duration
-    /// The name block 0 announces; nil: `<model>-<version>.vfw`.
-    public var fileName: String?
-
-    public init(
-        ymodem: YModemSender.Configuration = YModemSender.Configuration(), minimumBattery: UInt8 = 30,
-        restartDisconnectTimeout: Duration = .seconds(5), returnTimeout: Duration = .seconds(45), fileName: String? = nil
-    ) {
-        self.ymodem = ymodem
-        self.minimumBattery = minimumBattery
-        self.restartDisconnectTimeout = restartDisconnectTimeout
-        self.returnTimeout = returnTimeout
-        self.fileName = fileName
     }
 }

@@ -1,0 +1,13 @@
+/// A firmware update that succeeded.
+public struct FirmwareUpdateReport: Sendable, Hashable {
+    /// The version GET INFO reported before the update.
+    public var previousVersion: String?
+    /// The version it reports now: the image's.
+    public var version: String
+    /// The image's size.
+    public var bytes: Int
+    /// From the first GET INFO to the confirming one.
+    public var duration: Duration
+    /// The YModem transfer alone: the first block to the reader's verdict.
+    public var transferDuration: Duration
+}
