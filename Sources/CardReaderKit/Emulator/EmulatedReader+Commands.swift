@@ -69,7 +69,11 @@ extension EmulatedReader {
         case .iccPowerOn(let seconds):
             guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
             if case .empty = slot {
-                if seconds == 0 { answer(code, .noCard) } else { wait(code, timeout: .seconds(Int(seconds))) }
+                guard seconds > 0 else { return answer(code, .noCard) }
+                let timeout = Duration.seconds(Int(seconds))
+                wait(code, timeout: timeout)
+                guard let delay = insertionDelay, delay < timeout else { return }
+                if delay == .zero { insertCard() } else { schedule(.insertCard, at: clock.elapsed() + delay) }
             } else {
                 powerOn(code)
             }
@@ -105,6 +109,15 @@ extension EmulatedReader {
         case .iccStatus:
             answer(code, .success, .iccStatus(slotState))
         }
+    }
+
+    /// How long after ICC POWER ON starts waiting the cardholder inserts the card; nil when
+    /// nobody does (the scenario says so, or scripts the slot with insert-after or remove-after).
+    private var insertionDelay: Duration? {
+        guard scenario.insertAfter == nil, scenario.removeAfter == nil,
+            case .whenAsked(let delay) = scenario.insertion
+        else { return nil }
+        return delay
     }
 
     var slotState: ICCSlotState {

@@ -6,9 +6,13 @@ extension EmulatorScenario {
         swipe-after=SECONDS        swipe SECONDS after READ MAGNETIC STRIPE starts waiting (default 0: at once)
         no-swipe                   never swipe: READ MAGNETIC STRIPE times out (01)
         bad-swipe                  swipes read no track (03)
+        insert-when-asked=SECONDS  insert the card SECONDS after ICC POWER ON starts waiting (default 0: at once)
+        no-insert                  never insert the card when asked: ICC POWER ON waits out (01)
         card-inserted              the card is in the chip slot from the start
-        insert-after=SECONDS       insert the card SECONDS after the first connection (E0 01)
-        remove-after=SECONDS       remove the card SECONDS after the first connection (E0 02)
+        insert-after=SECONDS       insert the card SECONDS after the first connection (E0 01); nobody
+                                   inserts it when asked
+        remove-after=SECONDS       remove the card SECONDS after the first connection (E0 02); nobody
+                                   inserts it when asked
         remove-card-during-apdu[=N]  pull the card out during the Nth APDU (E0 02, then 05)
         battery=PERCENT            battery level
         low-battery[=PERCENT]      battery level (default 5): E0 03 on connect, 0B for swipe and power on
@@ -96,6 +100,8 @@ extension EmulatorScenario {
         case "swipe-after": swipe = .after(.seconds(try number(seconds)))
         case "no-swipe": try flag(); swipe = .never
         case "bad-swipe": try flag(); badSwipe = true
+        case "insert-when-asked": insertion = .whenAsked(after: .seconds(try number(seconds, default: 0)))
+        case "no-insert": try flag(); insertion = .never
         case "card-inserted": try flag(); cardInsertedAtStart = true
         case "insert-after": insertAfter = .seconds(try number(seconds))
         case "remove-after": removeAfter = .seconds(try number(seconds))

@@ -4,8 +4,8 @@
 ///
 /// Build one in code or parse the compact CLI syntax of ``init(parsing:)``
 /// (`readerctl --emulated --scenario swipe-after=2 --scenario remove-card-during-apdu`).
-/// Times count from the first host connection, except ``swipe``, which counts from each
-/// READ MAGNETIC STRIPE. Command, response and notification numbers count from 1 over the
+/// Times count from the first host connection, except ``swipe`` and ``insertion``, which
+/// count from each READ MAGNETIC STRIPE and each ICC POWER ON that waits. Command, response and notification numbers count from 1 over the
 /// reader's lifetime (all connections).
 public struct EmulatorScenario: Sendable, Hashable {
     /// When the cardholder swipes, once a READ MAGNETIC STRIPE waits.
@@ -14,6 +14,15 @@ public struct EmulatorScenario: Sendable, Hashable {
         /// due at or after the timeout never happens: the command answers `01`.
         case after(Duration)
         /// Never: the command times out with `01`.
+        case never
+    }
+
+    /// When the cardholder inserts the card, once an ICC POWER ON waits for one.
+    public enum Insertion: Sendable, Hashable {
+        /// This long after the command starts waiting (`.zero`: at once, the default). An
+        /// insertion due at or after the wait ends never happens: the command answers `01`.
+        case whenAsked(after: Duration)
+        /// Never: the slot stays as the other steps leave it.
         case never
     }
 
@@ -36,6 +45,11 @@ public struct EmulatorScenario: Sendable, Hashable {
     public var swipe: Swipe = .after(.zero)
     /// `bad-swipe`: swipes read no track, so READ MAGNETIC STRIPE answers `03`.
     public var badSwipe = false
+    /// `insert-when-asked[=N]`, `no-insert`: when the cardholder inserts the card into an
+    /// empty slot while ICC POWER ON waits for one (default: at once, as a cardholder asked
+    /// to insert a card does). `insert-after` and `remove-after` script the slot themselves:
+    /// with either, nobody inserts a card when asked.
+    public var insertion: Insertion = .whenAsked(after: .zero)
     /// `card-inserted`: the chip card is in the slot from the start (default: slot empty).
     public var cardInsertedAtStart = false
     /// `insert-after=N`: the card goes into the chip slot N s after the first connection (`E0 01`).

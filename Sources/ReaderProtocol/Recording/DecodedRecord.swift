@@ -2,8 +2,9 @@
 /// `readerctl decode --json` prints one per line, and what golden tests compare against.
 ///
 /// Card data is masked unless the record is built with `revealingCardData: true`: PANs
-/// show the first 6 and last 4 digits; discretionary data, track 3 and APDU data are
-/// left out. Field names are documented in the README.
+/// show the first 6 and last 4 digits; names, discretionary data and track 3 are left out;
+/// APDU data shows as data objects by name with card data masked by tag
+/// (``EMVDataRenderer``), and APDU data that is not data objects is left out. Field names are documented in the README.
 public struct DecodedRecord: Sendable, Hashable, Codable {
     /// `frame` or `damage`.
     public var type: String
@@ -28,6 +29,9 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     public var statusName: String?
     /// Frame: decoded fields (see the README), values as text.
     public var fields: [String: String]?
+    /// Frame: an APDU's data objects by name, nested as in the data, card data masked
+    /// unless revealing (``EMVDataRenderer``).
+    public var dataObjects: [EMVDataElementDescription]?
     /// Damage: `noise`, `length-out-of-range`, `checksum-mismatch`, `truncated`; invalid frame: why.
     public var reason: String?
     /// A sentence for a person.
@@ -92,12 +96,14 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
             kind = "command"
             name = command.code.commandName
             fields = command.fields(revealingCardData: reveal)
+            dataObjects = command.dataObjects(revealingCardData: reveal)
         case .response(let response):
             kind = "response"
             name = response.code.commandName ?? "unknown command \(response.code)"
             status = response.status.rawValue.hexByte
             statusName = response.status.identifier
             fields = response.body.fields(revealingCardData: reveal)
+            dataObjects = response.body.dataObjects(revealingCardData: reveal)
         case .event(let event):
             kind = "event"
             name = event.name

@@ -106,9 +106,10 @@ struct MessageFields {
 
     private mutating func add(_ apdu: CommandAPDU) {
         values["apdu.header"] = [apdu.cla, apdu.ins, apdu.p1, apdu.p2].hexString
+        values["apdu.command"] = apdu.commandName
         values["apdu.dataLength"] = "\(apdu.data.count)"
         values["apdu.le"] = apdu.expectedLength.map { "\($0)" }
-        values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
+        values["apdu.data"] = reveal && !apdu.carriesPINData ? apdu.data.revealed().hexString : nil
     }
 
     private mutating func add(_ apdu: ResponseAPDU) {
@@ -116,16 +117,5 @@ struct MessageFields {
         values["apdu.swMeaning"] = apdu.statusWord.meaning
         values["apdu.dataLength"] = "\(apdu.data.count)"
         values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
-        if apdu.data.count > 0, let objects = try? BERTLV.parse(apdu.data) {
-            values["apdu.tlv"] = Self.tagTree(objects)
-        }
-    }
-
-    /// The tags of BER-TLV objects, nesting in parentheses: `6F(84 A5(BF0C(61(4F 50 87))))`.
-    /// Tags only: values can be card data.
-    private static func tagTree(_ objects: [BERTLV]) -> String {
-        objects.map { object in
-            object.tag.description + (object.children.isEmpty ? "" : "(\(tagTree(object.children)))")
-        }.joined(separator: " ")
     }
 }

@@ -9,8 +9,11 @@ struct APDUCommand: AsyncParsableCommand {
             Each APDU is hex, spaces optional inside quotes, e.g. \
             '00A404000E325041592E5359532E444446303100' (SELECT PPSE). By default a 61xx \
             answer is followed by GET RESPONSE and a 6Cxx answer is re-sent with the right Le, \
-            as a T=0 terminal does; --raw shows the card's answers as they come. Response \
-            data is shown only with --reveal; otherwise its length and BER-TLV tags.
+            as a T=0 terminal does; --raw shows the card's answers as they come. Each command \
+            and status word is named; response data that is BER-TLV is shown by tag name with \
+            values decoded and card data (card number, track data, name, discretionary data) \
+            masked by tag; data that is not BER-TLV, and unknown tags outside an FCI, are shown \
+            only with --reveal. Without a card in the slot, it waits --wait seconds for one.
 
             \(ExitStatus.help)
             """)
@@ -33,9 +36,9 @@ struct APDUCommand: AsyncParsableCommand {
     func run() async throws {
         let commands = try commands()
         let options = raw ? APDUExchangeOptions.raw : APDUExchangeOptions()
-        let wait = insertion.duration
+        let insertion = insertion
         let responses = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
-            _ = try await reader.powerOnCard(waitingForInsertion: wait)
+            _ = try await insertion.powerOn(reader)
             var responses: [ResponseAPDU] = []
             for command in commands {
                 responses.append(try await reader.transmit(command, options: options))
@@ -49,8 +52,11 @@ struct APDUCommand: AsyncParsableCommand {
             for (key, value) in ResponseBody.apdu(response).fields(revealingCardData: output.reveal) {
                 fields["response." + key.replacing("apdu.", with: "")] = value
             }
+            var dataObjects: [String: [EMVDataElementDescription]] = [:]
+            dataObjects["command.dataObjects"] = command.describedData(revealingCardData: output.reveal)
+            dataObjects["response.dataObjects"] = response.describedData(revealingCardData: output.reveal)
             if !output.json && index > 0 { print() }
-            Output.print(fields, json: output.json)
+            Output.print(fields, dataObjects: dataObjects, json: output.json)
         }
     }
 

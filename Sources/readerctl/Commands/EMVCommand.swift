@@ -8,7 +8,10 @@ struct EMVCommand: AsyncParsableCommand {
         discussion: """
             Runs SELECT PPSE, selects the highest-priority application, GET PROCESSING \
             OPTIONS with the card's PDOL filled, and READ RECORD for every record the AFL \
-            names. The cardholder name is shown only with --reveal.
+            names. The cardholder name is shown only with --reveal. Without a card in the \
+            slot, it waits --wait seconds for one. --tlv also prints every data object read \
+            (the application's FCI, the processing options, every record) by tag name, values \
+            decoded, card data masked by tag.
 
             \(ExitStatus.help)
             """)
@@ -18,10 +21,13 @@ struct EMVCommand: AsyncParsableCommand {
 
     @OptionGroup var insertion: InsertionWaitOption
 
+    @Flag(help: "Also print every data object read, by tag name, card data masked (unless --reveal).")
+    var tlv = false
+
     func run() async throws {
-        let wait = insertion.duration
+        let insertion = insertion
         let card = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
-            _ = try await reader.powerOnCard(waitingForInsertion: wait)
+            _ = try await insertion.powerOn(reader)
             let card = try await reader.readEMVCard()
             try await reader.powerOffCard()
             return card
@@ -36,6 +42,13 @@ struct EMVCommand: AsyncParsableCommand {
         fields["expiry"] = card.expiry?.yymm
         fields["panSequenceNumber"] = card.panSequenceNumber.map { "\($0)" }
         if output.reveal { fields["cardholderName"] = card.cardholderName?.revealed() }
-        Output.print(fields, json: output.json)
+        var dataObjects: [String: [EMVDataElementDescription]] = [:]
+        if tlv {
+            let renderer = EMVDataRenderer(revealingCardData: output.reveal)
+            dataObjects["fileControlInformation"] = renderer.describe(card.fileControlInformation)
+            dataObjects["processingOptions"] = renderer.describe(card.processingOptions)
+            dataObjects["records"] = renderer.describe(card.records)
+        }
+        Output.print(fields, dataObjects: dataObjects, json: output.json)
     }
 }

@@ -13,9 +13,9 @@ struct PowerOnCommand: AsyncParsableCommand {
     @OptionGroup var insertion: InsertionWaitOption
 
     func run() async throws {
-        let wait = insertion.duration
+        let insertion = insertion
         let atr = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
-            try await reader.powerOnCard(waitingForInsertion: wait)
+            try await insertion.powerOn(reader)
         }
         Output.print(ResponseBody.answerToReset(atr).fields(), json: output.json)
     }

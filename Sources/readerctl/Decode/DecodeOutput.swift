@@ -39,6 +39,7 @@ struct DecodeOutput {
         if let status = record.status { head += ", status \(status) \(record.statusName ?? "")" }
         if record.kind == "invalid", let detail = record.detail { head += ": \(detail)" }
         let fields = (record.fields ?? [:]).sorted { $0.key < $1.key }.map { "         \($0.key): \($0.value)" }
-        return ([head] + fields).joined(separator: "\n")
+        let dataObjects = (record.dataObjects ?? []).lines(indent: "         ")
+        return ([head] + fields + dataObjects).joined(separator: "\n")
     }
 }

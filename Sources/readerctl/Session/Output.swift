@@ -1,16 +1,27 @@
 import FoundationEssentials
+import ReaderProtocol
 
 /// Prints results: `key: value` lines for a person, or one JSON object (keys sorted) for a
 /// script.
 enum Output {
     static func print(_ fields: [String: String], json: Bool) {
+        print(fields, dataObjects: [:], json: json)
+    }
+
+    /// Fields, then groups of data objects by name (card data as the renderer left it): each
+    /// group a tree under its key, or a nested array under that key in JSON.
+    static func print(_ fields: [String: String], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
         if json {
-            Swift.print(Self.json(fields))
-        } else {
-            let width = fields.keys.map(\.count).max() ?? 0
-            for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-                Swift.print("\(key):".padded(to: width + 2) + value)
-            }
+            Swift.print(Self.json(Result(fields: fields, dataObjects: dataObjects)))
+            return
+        }
+        let width = fields.keys.map(\.count).max() ?? 0
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            Swift.print("\(key):".padded(to: width + 2) + value)
+        }
+        for (key, objects) in dataObjects.sorted(by: { $0.key < $1.key }) where !objects.isEmpty {
+            Swift.print("\(key):")
+            for line in objects.lines(indent: "  ") { Swift.print(line) }
         }
     }
 
@@ -20,5 +31,24 @@ enum Output {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Fields and data-object groups as the keys of one JSON object.
+    private struct Result: Encodable {
+        let fields: [String: String]
+        let dataObjects: [String: [EMVDataElementDescription]]
+
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (key, value) in fields { try container.encode(value, forKey: Key(stringValue: key)) }
+            for (key, objects) in dataObjects { try container.encode(objects, forKey: Key(stringValue: key)) }
+        }
     }
 }
