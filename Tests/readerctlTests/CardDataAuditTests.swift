@@ -99,7 +99,8 @@ import Testing
         "firmware-nak": "firmware-nak=2", "firmware-cancel-at": "firmware-cancel-at=1",
         "firmware-drop-at": "firmware-drop-at=1", "firmware-slow-ack": "firmware-slow-ack=1",
         "firmware-corrupt": "firmware-corrupt", "firmware-no-restart": "firmware-no-restart",
-        "firmware-keeps-version": "firmware-keeps-version",
+        "firmware-keeps-version": "firmware-keeps-version", "insert-when-asked": "insert-when-asked=1",
+        "no-insert": "no-insert",
     ]
 
     /// SELECT PPSE, SELECT the application, GET PROCESSING OPTIONS with its PDOL's 14
@@ -112,7 +113,8 @@ import Testing
     /// The commands a scenario is audited with, text and JSON.
     static func commands(for step: String) -> [[String]] {
         let card = ["--emulated", "--card", cardFile.path, "--verbose", "--scenario", step]
-        let chip = step.hasPrefix("insert-after") ? card + ["--wait", "2"] : card + ["--scenario", "card-inserted"]
+        let insertsLater = step.hasPrefix("insert-after") || step.hasPrefix("insert-when-asked")
+        let chip = insertsLater ? card + ["--wait", "2"] : card + ["--scenario", "card-inserted", "--wait", "0"]
         let commands = [
             ["swipe", "--timeout", "2"] + card, ["emv"] + chip, ["apdu"] + chip + apdus, ["power-on"] + chip,
         ]

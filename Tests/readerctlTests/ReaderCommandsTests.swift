@@ -16,7 +16,8 @@ import Testing
     @Test(arguments: [
         (["swipe", "--emulated", "--scenario", "bad-swipe"], Int32(4), "swipe again"),
         (["swipe", "--emulated", "--scenario", "no-swipe", "--timeout", "1"], 3, "no card was swiped in time"),
-        (["power-on", "--emulated"], 5, "no card in the chip slot"),
+        (["power-on", "--emulated", "--wait", "0"], 5, "no card in the chip slot"),
+        (["power-on", "--emulated", "--scenario", "no-insert", "--wait", "1"], 3, "no card was inserted in time"),
         (["info", "--emulated", "--scenario", "drop-mid-frame"], 6, "link to the reader was lost"),
         (["swipe", "--emulated", "--scenario", "low-battery"], 7, "battery is too low"),
         (["swipe", "--emulated", "--timeout", "0"], 64, "--timeout must be within"),
@@ -57,7 +58,7 @@ import Testing
     /// A reader that never answers: one line says so. The CANCEL that follows the timeout
     /// meets the link readerctl has just closed, which is no failure worth a warning.
     @Test func aTimeoutIsReportedInOneLine() throws {
-        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted"])
+        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted", "--wait", "0"])
         #expect(result.status == 3)
         #expect(result.standardError == "readerctl: the reader did not answer ICC POWER ON within 3.0 seconds\n")
     }
@@ -111,7 +112,16 @@ import Testing
         ])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("response.sw:         9000"))
-        #expect(result.standardOutput.contains("response.tlv:        6F(84 A5(BF0C(61(4F 50 87))))"))
+        #expect(result.standardOutput.contains("command.command:     SELECT by DF name"))
+        // Tag names from EMV Book 3 Annex A; the AID's scheme from Visa's published AID list.
+        for line in [
+            "response.dataObjects:", "  6F File Control Information (FCI) Template",
+            "     84 Dedicated File (DF) Name: 2PAY.SYS.DDF01",
+            "              4F Application Identifier (AID) - card: A0000000031010 (Visa credit or debit)",
+            "              50 Application Label: VISA CREDIT",
+        ] {
+            #expect(result.standardOutput.contains(line + "\n"), "\(line)")
+        }
 
         let bad = try ReaderctlProcess.run(["apdu", "--emulated", "00A4"])
         #expect(bad.status == 64)

@@ -73,8 +73,44 @@ import Testing
         #expect(try await host.exchange(.iccStatus).body == .iccStatus(.cardPowered))
     }
 
-    @Test func powerOnTimesOutWhenNoCardComes() async throws {
+    /// The default cardholder inserts the card when POWER ON asks for one, as the default one
+    /// swipes when READ MAGNETIC STRIPE does: `E0 01`, then the ATR (§9's example).
+    @Test func aWaitingPowerOnGetsTheCardAtOnceByDefault() async throws {
         var host = try await EmulatorHost()
+        try await host.send(.iccPowerOn(insertionWaitSeconds: 30))
+        #expect(try await host.nextEvent() == .cardInserted)
+        let response = try await host.nextResponse()
+        #expect(response.status == .success)
+        #expect(response.body.fields == hex("3B 68 00 00 00 73 C8 40 13 00 90 00"))
+    }
+
+    /// Without a wait, an empty slot is `04` whatever the cardholder would do (§5.1).
+    @Test func powerOnWithoutAWaitFindsTheSlotEmpty() async throws {
+        var host = try await EmulatorHost()
+        #expect(try await host.exchange(.iccPowerOn(insertionWaitSeconds: 0)).status == .noCard)
+    }
+
+    @Test func insertWhenAskedWaitsItsDelay() async throws {
+        var host = try await EmulatorHost(scenario: ["insert-when-asked=2"])
+        try await host.send(.iccPowerOn(insertionWaitSeconds: 5))
+        try await host.clock.waitForSleepers()
+        host.clock.advance(by: .seconds(2))
+        #expect(try await host.nextEvent() == .cardInserted)
+        #expect(try await host.nextResponse().status == .success)
+    }
+
+    /// An insertion due when the wait ends never happens, as a swipe due at the timeout does not.
+    @Test func insertionDueAfterTheWaitNeverHappens() async throws {
+        var host = try await EmulatorHost(scenario: ["insert-when-asked=5"])
+        try await host.send(.iccPowerOn(insertionWaitSeconds: 5))
+        try await host.clock.waitForSleepers()
+        host.clock.advance(by: .seconds(5))
+        #expect(try await host.nextResponse().status == .cardholderTimeout)
+        #expect(try await host.exchange(.iccStatus).body == .iccStatus(.noCard))
+    }
+
+    @Test func powerOnTimesOutWhenNoCardComes() async throws {
+        var host = try await EmulatorHost(scenario: ["no-insert"])
         try await host.send(.iccPowerOn(insertionWaitSeconds: 4))
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(4))
