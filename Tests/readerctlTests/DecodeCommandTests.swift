@@ -91,3 +91,50 @@ import Testing
         #expect(record["reason"] as? String == "checksum-mismatch")
     }
 }
+
+/// A whole EMV read, recorded with `readerctl emv --emulated --record` (Fixtures/sessions):
+/// tags by name, card data masked by tag. Expected names from EMV Book 3 Annex A; values
+/// from the card profile (Fixtures/cards/visa-test.json).
+@Suite struct DecodeEMVSessionTests {
+    @Test func anEMVSessionShowsTagsByNameWithCardDataMasked() throws {
+        let result = try ReaderctlProcess.run(["decode", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
+        #expect(result.status == 0)
+        for line in [
+            "4F Application Identifier (AID) - card: A0000000031010 (Visa credit or debit)",
+            "50 Application Label: VISA CREDIT",
+            "9F38 Processing Options Data Object List (PDOL): 9F02 06, 9F1A 02, 5F2A 02, 9F37 04",
+            "94 Application File Locator (AFL): 08 01 02 00 10 01 01 00",
+            "57 Track 2 Equivalent Data: 411111******1111, expiry 2512, service code 201 (masked)",
+            "5F20 Cardholder Name: 8 bytes, hidden",
+            "5F28 Issuer Country Code: 840 (US, United States)",
+            "- Enciphered PIN verified online, If terminal supports the CVM; next rule if unsuccessful",
+        ] {
+            #expect(result.standardOutput.contains(line), "\(line)")
+        }
+        for secret in ["4111111111111111", "DOE/JOHN", "44 4F 45 2F"] {
+            #expect(!result.standardOutput.contains(secret), "\(secret)")
+        }
+    }
+
+    @Test func revealShowsTheCardDataOfTheSession() throws {
+        let result = try ReaderctlProcess.run(["decode", "--reveal", "Fixtures/sessions/emv-mastercard-test-mtu247.txt"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("5A Application Primary Account Number (PAN): 5555555555554444"))
+    }
+
+    /// The nested JSON structure the README documents.
+    @Test func jsonNestsDataObjects() throws {
+        let result = try ReaderctlProcess.run(["decode", "--json", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
+        let records = try result.standardOutput.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let withPAN = records.compactMap { $0["dataObjects"] as? [[String: Any]] }.compactMap { objects in
+            (objects.first?["children"] as? [[String: Any]])?.first { $0["tag"] as? String == "5A" }
+        }
+        let pan = try #require(withPAN.first)
+        #expect(pan["value"] as? String == "411111******1111")
+        #expect(pan["redaction"] as? String == "masked")
+        #expect(pan["hex"] == nil)
+        #expect(pan["name"] as? String == "Application Primary Account Number (PAN)")
+    }
+}

@@ -27,6 +27,9 @@ public struct EMVCard: Sendable, Hashable {
         (fileControlInformation + processingOptions + records).firstDescendant(withTag: tag)
     }
 
+    /// The payment application the AID names, e.g. `Visa credit or debit` (``PaymentApplications``).
+    public var applicationName: String? { PaymentApplications.name(of: applicationIdentifier) }
+
     /// The AID in upper-case hex.
     public var applicationIdentifierHex: String {
         applicationIdentifier.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
@@ -35,7 +38,8 @@ public struct EMVCard: Sendable, Hashable {
 
 extension EMVCard: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
-        var parts = ["AID \(applicationIdentifierHex)", "PAN \(primaryAccountNumber.masked)"]
+        let name = applicationName.map { " (\($0))" } ?? ""
+        var parts = ["AID \(applicationIdentifierHex)\(name)", "PAN \(primaryAccountNumber.masked)"]
         if let applicationLabel { parts.append("label \(applicationLabel)") }
         if let expiry { parts.append("expiry \(expiry)") }
         parts.append("\(records.count) records")

@@ -7,14 +7,28 @@ enum CardDataValue {
     static func masked(_ bytes: SensitiveBytes, reading: EMVValueReading) -> String? {
         switch reading {
         case .primaryAccountNumber:
-            guard let digits = digits(ofPAN: bytes), let pan = try? PrimaryAccountNumber(digits: digits) else { return nil }
-            return pan.masked
+            return primaryAccountNumber(bytes, reading: reading)?.masked
         case .track2:
             guard let characters = track2Characters(bytes), let track = try? Track2(parsing: characters) else { return nil }
             return summary(track.primaryAccountNumber, track.expiry, track.serviceCode)
         case .track1:
             guard let track = try? Track1(parsing: framed(bytes, start: UInt8(ascii: "%"))) else { return nil }
             return summary(track.primaryAccountNumber, track.expiry, track.serviceCode)
+        default:
+            return nil
+        }
+    }
+
+    /// The card number a PAN or track value holds; nil when it holds none that parses.
+    static func primaryAccountNumber(_ bytes: SensitiveBytes, reading: EMVValueReading) -> PrimaryAccountNumber? {
+        switch reading {
+        case .primaryAccountNumber:
+            guard let digits = digits(ofPAN: bytes) else { return nil }
+            return try? PrimaryAccountNumber(digits: digits)
+        case .track2:
+            return track2Characters(bytes).flatMap { try? Track2(parsing: $0) }?.primaryAccountNumber
+        case .track1:
+            return (try? Track1(parsing: framed(bytes, start: UInt8(ascii: "%"))))?.primaryAccountNumber
         default:
             return nil
         }

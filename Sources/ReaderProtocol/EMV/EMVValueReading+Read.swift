@@ -134,7 +134,7 @@ extension EMVValueReading {
 
     private static func applicationIdentifier(_ bytes: [UInt8]) -> String {
         let hex = HexText.string(bytes, separator: "")
-        return KnownApplications.name(of: bytes).map { "\(hex) (\($0))" } ?? hex
+        return PaymentApplications.name(of: bytes).map { "\(hex) (\($0))" } ?? hex
     }
 
     private static func applicationFileLocator(_ bytes: [UInt8]) -> [String] {

@@ -102,3 +102,24 @@ public struct ReaderInfo: Sendable, Hashable {
         return value[0]
     }
 }
+
+extension ReaderInfo.Capabilities: CustomStringConvertible {
+    /// The capabilities by name, e.g. `magnetic-stripe, contact-chip`; `none` when empty.
+    public var description: String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+}
+
+extension ReaderInfo: CustomStringConvertible {
+    /// What GET INFO said, e.g. `VPOS3356, serial EMU00001, firmware 2.4.1 (bootloader 1.0.3),
+    /// battery 85 %, magnetic-stripe, contact-chip`; fields the reader left out are left out.
+    public var description: String {
+        var parts = [model ?? "unknown model"]
+        if let serialNumber { parts.append("serial \(serialNumber)") }
+        if let firmwareVersion {
+            parts.append("firmware \(firmwareVersion)" + (bootloaderVersion.map { " (bootloader \($0))" } ?? ""))
+        }
+        if let batteryPercent { parts.append("battery \(batteryPercent) %") }
+        if let capabilities { parts.append(capabilities.description) }
+        if !unknownTags.isEmpty { parts.append("\(unknownTags.count) unknown tags") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -87,6 +87,18 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")
     var reveal = false
+
+    @Option(help: ArgumentHelp(
+        "Record the session's writes and notifications, timestamped, in FILE (the format decode reads). Written only when every card in it is a published test card, or with --reveal.",
+        valueName: "file"))
+    var record: String?
+
+    /// `--record` takes one reader.
+    func checkRecording(readers: ReaderOptions) throws {
+        guard record == nil || !readers.namesSeveral else {
+            throw ValidationError("--record records one reader's session: give --reader once")
+        }
+    }
 }
 
 extension GattValueTransport: ExpressibleByArgument {}

@@ -1,8 +1,9 @@
-/// The payment applications a renderer names by AID: exact AIDs first, then the registered
-/// application provider (RID, the AID's first 5 bytes). From the schemes' published AID lists.
-enum KnownApplications {
-    /// The application's name, or nil for an AID no entry matches.
-    static func name(of aid: [UInt8]) -> String? {
+/// Payment applications by AID, from the schemes' published AID lists: exact AIDs first,
+/// then the registered application provider (RID, the AID's first 5 bytes).
+public enum PaymentApplications {
+    /// The application's name, e.g. `Visa credit or debit` for `A0000000031010`, `Visa
+    /// application` for another Visa AID; nil for an AID no entry matches.
+    public static func name(of aid: [UInt8]) -> String? {
         let hex = HexText.string(aid, separator: "")
         if let exact = byAID[hex] { return exact }
         return byRID[String(hex.prefix(10))].map { "\($0) application" }

@@ -1,0 +1,51 @@
+import BLETransport
+import CardReaderKit
+import ReaderProtocol
+
+/// Opens links through another connector and records what crosses each (`--record`).
+struct RecordingConnector: ReaderConnector {
+    let connector: any ReaderConnector
+    let recording: SessionRecording
+
+    var readerDescription: String { connector.readerDescription }
+
+    func connect() async throws(LinkError) -> any ReaderLink {
+        RecordingLink(link: try await connector.connect(), recording: recording)
+    }
+}
+
+/// A link whose writes and notifications are recorded on their way through.
+struct RecordingLink: ReaderLink {
+    let link: any ReaderLink
+    let recording: SessionRecording
+    let inbound: AsyncStream<LinkInbound>
+
+    init(link: any ReaderLink, recording: SessionRecording) {
+        self.link = link
+        self.recording = recording
+        let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
+        let forwarding = Task {
+            for await item in link.inbound {
+                if case .notification(let bytes) = item { recording.record(.readerToHost, bytes, at: recording.now()) }
+                continuation.yield(item)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in forwarding.cancel() }
+        inbound = stream
+    }
+
+    var maximumWriteLength: Int {
+        get async { await link.maximumWriteLength }
+    }
+
+    func write(_ packet: [UInt8]) async throws(LinkError) {
+        let handedOver = recording.now()
+        try await link.write(packet)
+        recording.record(.hostToReader, packet, at: handedOver)
+    }
+
+    func close() async {
+        await link.close()
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import FoundationEssentials
+import ReaderProtocol
+import Synchronization
+
+/// `--record FILE`: the session's writes and notifications, timestamped, kept in memory and
+/// written at the end in the text format `decode` reads. Card data in it is the reader's bytes:
+/// the file is written only if every card in it is a published test card, or with `--reveal`.
+final class SessionRecording: Sendable {
+    let path: String
+    private let command: String
+    private let start = ContinuousClock.now
+    private let packets = Mutex<[RecordedPacket]>([])
+
+    init(path: String, command: String) {
+        self.path = path
+        self.command = command
+    }
+
+    /// The time to stamp a packet with: now, in seconds since the start, to the millisecond.
+    func now() -> Double {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds * 1000).rounded() / 1000
+    }
+
+    /// Notes one packet that was written or notified at `timestamp`.
+    func record(_ direction: LinkDirection, _ bytes: [UInt8], at timestamp: Double) {
+        packets.withLock { packets in
+            packets.append(RecordedPacket(direction: direction, bytes: bytes, timestamp: timestamp, location: 0))
+        }
+    }
+
+    /// Writes the file, or refuses when it would hold a card that is not a test card and
+    /// `reveal` is false; says so on standard error either way.
+    func finish(revealingCardData reveal: Bool) throws(ExitCode) {
+        // A write is noted once the link took it, stamped with when it was handed over.
+        let packets = packets.withLock { packets in
+            defer { packets.removeAll() }
+            return packets
+        }.enumerated().sorted { ($0.element.timestamp ?? 0, $0.offset) < ($1.element.timestamp ?? 0, $1.offset) }.map(\.element)
+        let cardData = RecordedCardData(packets: packets)
+        guard reveal || cardData.holdsOnlyTestCards else {
+            let numbers = cardData.cardNumbers.filter { !TestCardNumbers.contains($0) }.map(\.masked)
+            let which = numbers.isEmpty ? "card data whose card cannot be told" : "card \(numbers.joined(separator: ", "))"
+            StandardStreams.writeError(
+                "readerctl: not writing \(path): the session holds \(which), not a published test card; "
+                    + "--reveal writes the reader's bytes as they are\n")
+            throw ExitStatus.recordingRefused.exitCode
+        }
+        let header = """
+            # readerctl \(command)
+            # \(packets.count) packets: '>' written to the reader, '<' notified by it; seconds since the start
+            # card data: \(cardData.holdsCardData ? (reveal ? "as the reader sent it (--reveal)" : "published test cards only") : "none")
+
+            """
+        let text = header + (packets.isEmpty ? "" : PacketRecordingText.render(packets))
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            StandardStreams.writeError("readerctl: cannot write \(path) (does its directory exist? permissions?)\n")
+            throw ExitStatus.unreadableInput.exitCode
+        }
+        StandardStreams.writeError("readerctl: recorded \(packets.count) packets in \(path)\n")
+    }
+}

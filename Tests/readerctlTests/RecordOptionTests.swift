@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// `--record FILE`: the session in the recording format, written only for published test
+/// cards unless `--reveal`.
+@Suite struct RecordOptionTests {
+    private func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("readerctl-record-\(getpid())-\(name)").path
+    }
+
+    /// A recorded EMV read decodes to the same read: the card's FCI, records and masked PAN.
+    @Test func aRecordedSessionDecodesToTheSameRead() throws {
+        let path = temporaryPath("emv.txt")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let read = try ReaderctlProcess.run(["emv", "--emulated", "--record", path])
+        #expect(read.status == 0, "\(read.standardError)")
+        #expect(read.standardError.contains("recorded"))
+        let decoded = try ReaderctlProcess.run(["decode", path])
+        #expect(decoded.status == 0)
+        for line in [
+            "apdu.command: SELECT by DF name", "apdu.command: GET PROCESSING OPTIONS",
+            "apdu.command: READ RECORD SFI 1 record 2",
+            "5A Application Primary Account Number (PAN): 411111******1111 (masked)",
+        ] {
+            #expect(decoded.standardOutput.contains(line), "\(line)")
+        }
+        #expect(!decoded.standardOutput.contains("4111111111111111"))
+    }
+
+    /// A card outside the published test lists (a Luhn-valid 4545 4512 3456 7898) is not
+    /// written without --reveal, and the refusal names it masked.
+    @Test func aCardThatIsNotATestCardIsRecordedOnlyWithReveal() throws {
+        let card = temporaryPath("card.json")
+        let path = temporaryPath("real.txt")
+        defer {
+            try? FileManager.default.removeItem(atPath: card)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let profile = try String(contentsOfFile: "Fixtures/cards/visa-test.json", encoding: .utf8)
+            .replacingOccurrences(of: "4111111111111111", with: "4545451234567898")
+        try profile.write(toFile: card, atomically: true, encoding: .utf8)
+
+        let refused = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path])
+        #expect(refused.status == 11)
+        #expect(refused.standardError.contains("454545******7898"))
+        #expect(!refused.standardError.contains("4545451234567898"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        let revealed = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path, "--reveal"])
+        #expect(revealed.status == 0)
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func recordTakesOneReader() throws {
+        let result = try ReaderctlProcess.run(["info", "--reader", "A", "--reader", "B", "--record", temporaryPath("x")])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--record records one reader's session"))
+    }
+}
