@@ -28,6 +28,7 @@ struct EventsCommand: AsyncParsableCommand {
     var duration: Int?
 
     func validate() throws {
+        try output.checkRecording(readers: reader)
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         try OptionBounds.checkRun(duration: duration)
     }

@@ -16,6 +16,10 @@ struct InfoCommand: AsyncParsableCommand {
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        try output.checkRecording(readers: reader)
+    }
+
     func run() async throws {
         guard reader.namesSeveral else {
             let info = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in

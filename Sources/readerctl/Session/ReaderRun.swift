@@ -15,7 +15,11 @@ enum ReaderRun {
         _ options: ReaderOptions, _ output: OutputOptions,
         _ operation: @escaping @Sendable (CardReader) async throws(CardReaderError) -> Result
     ) async throws -> Result {
-        let connector = try options.connector()
+        let recording = output.record.map { SessionRecording(path: $0, command: CommandLine.arguments.dropFirst().first ?? "") }
+        let connector: any ReaderConnector =
+            if let recording { RecordingConnector(connector: try options.connector(), recording: recording) } else {
+                try options.connector()
+            }
         var logger = Logger(label: "readerctl")
         logger.logLevel = options.verbose ? .trace : .warning
         let reader = CardReader(connector: connector, logger: logger)
@@ -35,8 +39,11 @@ enum ReaderRun {
         interrupt.cancels(task)
         let outcome = await task.value
         withExtendedLifetime(interrupt) {}
+        // The session up to a failure is worth keeping too; a refused recording fails the command.
+        let recorded = Swift.Result { () throws(ExitCode) in try recording?.finish(revealingCardData: output.reveal) }
         switch outcome {
         case .success(let result):
+            try recorded.get()
             return result
         case .failure(let error):
             report(error, json: output.json)
