@@ -54,10 +54,16 @@ let package = Package(
         ),
         // Spawns lrzsz's rb and sb for the YModem interoperability tests.
         .target(name: "ChildProcessSupport", path: "Tests/Support/ChildProcessSupport", swiftSettings: strictImports),
+        // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
+        .target(
+            name: "BlueZTestSupport", dependencies: ["BLETransport"], path: "Tests/Support/BlueZTestSupport",
+            swiftSettings: strictImports),
         .testTarget(
             name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport"],
             swiftSettings: strictImports),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "CDBus"], swiftSettings: strictImports),
+        .testTarget(
+            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "BlueZTestSupport"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
@@ -66,7 +72,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports),
-        .testTarget(name: "readerctlTests", swiftSettings: strictImports),
+        .testTarget(name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport"], swiftSettings: strictImports),
         .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import BLETransport
+import BlueZTestSupport
 import Testing
 
 /// The BlueZ layer against a fake bluetoothd on a private dbus-daemon.

@@ -1,4 +1,5 @@
 import BLETransport
+import BlueZTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import BLETransport
+import BlueZTestSupport
 import CDBus
 import Testing
 

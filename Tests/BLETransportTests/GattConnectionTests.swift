@@ -1,4 +1,5 @@
 import BLETransport
+import BlueZTestSupport
 import Testing
 
 #if canImport(Glibc)

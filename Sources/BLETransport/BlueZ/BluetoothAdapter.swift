@@ -10,6 +10,12 @@ public struct BluetoothAdapter: Sendable {
     public let address: String
     /// Whether the adapter was powered when it was looked up.
     public let isPowered: Bool
+    /// The LE roles it supports (`Roles`: `central`, `peripheral`; empty for a controller
+    /// without LE); nil when this BlueZ does not say.
+    public let roles: [String]?
+    /// `Modalias`, e.g. `usb:v1D6Bp0246d0542`: unless `DeviceID` is set in main.conf,
+    /// bluetoothd's own ID, its version in the last four digits (`0542`: 5.66).
+    public let modalias: String?
 
     init?(session: BluetoothSession, path: DBusObjectPath, properties: [String: DBusValue]) {
         self.session = session
@@ -17,6 +23,21 @@ public struct BluetoothAdapter: Sendable {
         name = path.lastElement
         address = properties["Address"]?.stringValue ?? ""
         isPowered = properties["Powered"]?.boolValue ?? false
+        roles = properties["Roles"]?.stringArrayValue
+        modalias = properties["Modalias"]?.stringValue
+    }
+
+    /// Whether it can be an LE central (scan for and connect to readers); nil when BlueZ
+    /// does not say (no `Roles` property before BlueZ 5.50).
+    public var supportsLECentral: Bool? { roles.map { $0.contains("central") } }
+
+    /// The BlueZ version in ``modalias`` (`5.66`) when it is bluetoothd's default ID
+    /// (vendor 1D6B, product 0246); nil otherwise.
+    public var bluezVersionFromModalias: String? {
+        guard let modalias, modalias.lowercased().hasPrefix("usb:v1d6bp0246d"),
+            let code = UInt16(modalias.suffix(4), radix: 16)
+        else { return nil }
+        return "\(code >> 8).\(code & 0xFF)"
     }
 
     /// The devices BlueZ currently knows on this adapter (seen earlier, connected, or
@@ -74,12 +95,15 @@ public struct BluetoothAdapter: Sendable {
 
     /// A device matching `filter`: one BlueZ has connected already (e.g. left connected
     /// by a process that crashed), else the first a discovery sees advertising (with an
-    /// RSSI) within `timeout`. Throws ``BluetoothError/deviceNotFound(_:after:)``.
+    /// RSSI) within `timeout`. Throws ``BluetoothError/deviceNotFound(_:after:seen:)``,
+    /// listing the devices that advertised instead.
     public func find(_ filter: DiscoveryFilter, timeout: Duration) async throws(BluetoothError) -> BluetoothDeviceInfo {
-        let found = try await scan(filter, timeout: timeout) { !$0.isEmpty }
-        if let device = found.first { return device }
+        let everything = try await scan(DiscoveryFilter(), timeout: timeout) { $0.contains(where: filter.matches) }
+        if let device = everything.first(where: filter.matches) { return device }
         if Task.isCancelled { throw .cancelled }
-        throw .deviceNotFound("\(filter.summary) on \(name)", after: timeout)
+        var seen = SeenDevices()
+        for device in everything { seen.note(device) }
+        throw .deviceNotFound("\(filter.summary) on \(name)", after: timeout, seen: seen)
     }
 
     /// The devices matching `filter` that BlueZ has connected, then those a discovery sees

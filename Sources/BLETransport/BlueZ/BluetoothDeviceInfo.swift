@@ -84,6 +84,12 @@ public struct DiscoveryFilter: Sendable, Hashable {
         self.address = address
     }
 
+    /// Matches one device, named by a name prefix (`VPOS3356-1A2B`, `VPOS`) or an address
+    /// (`AA:BB:CC:DD:EE:FF`).
+    public init(nameOrAddress text: String) {
+        self = Self.isAddress(text) ? DiscoveryFilter(address: text) : DiscoveryFilter(namePrefix: text)
+    }
+
     /// Whether `device` matches.
     public func matches(_ device: BluetoothDeviceInfo) -> Bool {
         if namePrefix == nil && serviceUUIDs.isEmpty && address == nil { return true }

@@ -1,6 +1,7 @@
 /// Every failure of the BlueZ layer, each with its ``code``. BlueZ's own error replies
 /// keep their D-Bus error name and message (``bluez(operation:name:message:)``); their code
-/// is the name, or BlueZ's reason for a failed connection (``LinkError/Code``).
+/// is the name, or BlueZ's reason for a failed connection (``LinkError/Code``). ``fix`` says
+/// what a person can do about it.
 public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Nobody owns `org.bluez` on the bus: bluetoothd is not running.
     case bluetoothdNotRunning(String)
@@ -8,8 +9,9 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case noSuchAdapter(String?, available: [String])
     /// The adapter exists but is powered off (`bluetoothctl power on`).
     case adapterPoweredOff(String)
-    /// Discovery found no matching device within the deadline.
-    case deviceNotFound(String, after: Duration)
+    /// Discovery found no matching device within the deadline; `seen` lists the devices it
+    /// saw advertising instead.
+    case deviceNotFound(String, after: Duration, seen: SeenDevices = SeenDevices())
     /// An operation did not finish within its deadline.
     case timedOut(String, after: Duration)
     /// BlueZ answered an operation with a D-Bus error.
@@ -22,6 +24,9 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case closed
     /// The D-Bus connection failed or was lost.
     case bus(String)
+    /// The bus could not be reached at all: its D-Bus error name (`FileNotFound`: no socket,
+    /// `NoServer`: nobody listening) and libdbus's message, which names the address.
+    case busUnreachable(name: String, message: String)
     /// libdbus could not be loaded, so BlueZ cannot be reached at all.
     case dbusLibraryUnavailable(DBusLibraryError)
     /// The calling task was cancelled.
@@ -41,7 +46,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
             }
         case .timeout(let call): self = .bluez(operation: operation, name: DBusErrorName.noReply, message: call)
         case .disconnected(let reason): self = .bus("\(operation): \(reason)")
-        case .connectionFailed(let name, let message): self = .bus("\(operation): \(name): \(message)")
+        case .connectionFailed(let name, let message): self = .busUnreachable(name: name, message: message)
         case .libraryUnavailable(let error): self = .dbusLibraryUnavailable(error)
         case .cancelled: self = .cancelled
         case .marshalling(let detail): self = .unexpectedReply("\(operation): \(detail)")
@@ -69,6 +74,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .linkLost(let loss): loss.code
         case .closed: .notConnected
         case .bus: .busFailed
+        case .busUnreachable: .busUnreachable
         case .dbusLibraryUnavailable: .dbusLibraryUnavailable
         case .cancelled: .cancelled
         case .unexpectedReply: .unexpectedReply
@@ -82,7 +88,9 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
             (name.map { "no Bluetooth adapter named \($0)" } ?? "no Bluetooth adapter")
                 + (available.isEmpty ? "" : " (adapters: \(available.joined(separator: ", ")))")
         case .adapterPoweredOff(let name): "Bluetooth adapter \(name) is powered off"
-        case .deviceNotFound(let what, let after): "no device matching \(what) found within \(after)"
+        case .deviceNotFound(let what, let after, let seen):
+            "no device matching \(what) found within \(after)"
+                + (seen.count == 0 ? "; no device advertised at all" : "; seen instead: \(seen)")
         case .timedOut(let what, let after): "\(what) did not finish within \(after)"
         case .bluez(let operation, let name, let message):
             message.isEmpty ? "\(operation) failed: \(name)" : "\(operation) failed: \(name): \(message)"
@@ -90,9 +98,17 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .linkLost(let loss): "the Bluetooth link was lost: \(loss)"
         case .closed: "the Bluetooth connection is closed"
         case .bus(let detail): "D-Bus failure: \(detail)"
+        case .busUnreachable(let name, let message): "cannot reach the D-Bus system bus (\(name): \(message))"
         case .dbusLibraryUnavailable(let error): error.description
         case .cancelled: "cancelled"
         case .unexpectedReply(let detail): "unexpected reply from BlueZ: \(detail)"
         }
+    }
+
+    /// What a person can do about it (``LinkError/Code/fix`` of ``code``, naming the
+    /// adapter where there is one), or nil.
+    public var fix: String? {
+        if case .adapterPoweredOff(let adapter) = self { return LinkError.Code.powerOnFix(adapter: adapter) }
+        return code.fix
     }
 }

@@ -275,6 +275,15 @@ public final class DBusConnection: Sendable {
         return names
     }
 
+    /// The process ID of the connection owning `name` (`GetConnectionUnixProcessID`).
+    public func processID(of name: String) async throws(DBusError) -> UInt32 {
+        guard DBusNameValidation.isValidBusName(name) else { throw .marshalling("invalid bus name '\(name)'") }
+        guard let pid = try await callBus("GetConnectionUnixProcessID", [.string(name)]).first?.uint32Value else {
+            throw .marshalling("unexpected GetConnectionUnixProcessID reply")
+        }
+        return pid
+    }
+
     /// The unique name owning `name`; throws `org.freedesktop.DBus.Error.NameHasNoOwner`
     /// as ``DBusError/remote(name:message:)`` when nobody owns it.
     public func nameOwner(_ name: String) async throws(DBusError) -> String {

@@ -13,13 +13,13 @@ import Musl
 /// runs on a machine without it. The first D-Bus connection opens `libdbus-1.so.3` and
 /// resolves every function BLETransport calls before calling any; if that fails, every
 /// entry point throws ``DBusLibraryError``.
-enum DBusLibrary {
+public enum DBusLibrary {
     /// The soname of libdbus's stable ABI, as every Linux system with D-Bus has it.
-    static let soname = "libdbus-1.so.3"
+    public static let soname = "libdbus-1.so.3"
 
     /// An environment variable naming another file to open instead (a soname or a path),
     /// for systems that keep libdbus outside the loader's search path.
-    static let environmentVariable = "CARDREADERKIT_LIBDBUS"
+    public static let environmentVariable = "CARDREADERKIT_LIBDBUS"
 
     /// The outcome of the one load of the process (thread-safe: Swift initializes a
     /// static once, and every later read sees the table it filled).
@@ -30,8 +30,9 @@ enum DBusLibrary {
         return load(soname, source: .default)
     }()
 
-    /// Makes sure libdbus is loaded: call before the first libdbus function.
-    static func require() throws(DBusLibraryError) {
+    /// Makes sure libdbus is loaded (loading it the first time): every D-Bus entry point
+    /// calls this first; a diagnosis may call it alone.
+    public static func require() throws(DBusLibraryError) {
         try processWide.get()
     }
 

@@ -36,8 +36,11 @@ extension LinkError.Code {
     public static let deviceNotFound = Self(rawValue: "device-not-found")
     /// The device lacks a GATT service or characteristic the caller needs.
     public static let missingAttribute = Self(rawValue: "missing-attribute")
-    /// The D-Bus connection could not be opened or failed.
+    /// The D-Bus connection failed.
     public static let busFailed = Self(rawValue: "dbus-failed")
+    /// No D-Bus bus answers at its address (no `dbus-daemon`, or a socket that refuses this
+    /// process): the connection could not be opened.
+    public static let busUnreachable = Self(rawValue: "dbus-unreachable")
     /// libdbus could not be loaded.
     public static let dbusLibraryUnavailable = Self(rawValue: "dbus-library-unavailable")
     /// BlueZ answered with something this layer does not understand.
@@ -59,6 +62,8 @@ extension LinkError.Code {
     public static let notReady = Self(rawValue: "org.bluez.Error.NotReady")
     /// The call's reply did not come (D-Bus's `NoReply`: bluetoothd is stuck or gone).
     public static let noReply = Self(rawValue: "org.freedesktop.DBus.Error.NoReply")
+    /// The bus's policy does not let this process talk to `org.bluez` (D-Bus's `AccessDenied`).
+    public static let accessDenied = Self(rawValue: "org.freedesktop.DBus.Error.AccessDenied")
 
     // MARK: Why BlueZ's Connect failed (org.bluez.Error.Failed with one of these messages)
 

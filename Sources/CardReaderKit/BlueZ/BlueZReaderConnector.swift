@@ -51,7 +51,7 @@ public struct BlueZReaderConnector: ReaderConnector {
 
     /// The discovery filter for ``reader``.
     public var filter: DiscoveryFilter {
-        DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
+        DiscoveryFilter(nameOrAddress: reader)
     }
 
     public func connect() async throws(LinkError) -> any ReaderLink {
@@ -83,25 +83,8 @@ public struct BlueZReaderConnector: ReaderConnector {
         logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
         let connection = try await adapter.device(at: found.path).connect(
             timeout: max(deadline - .now, .milliseconds(1)), attempts: attempts)
-        do throws(BluetoothError) {
-            let transmit = try await connection.characteristic(
-                BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic),
-                inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-            let receive = try await connection.characteristic(
-                BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
-                inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-            // Subscribe before the first write, or the first answers are lost (§1).
-            let notifications = try await connection.notifications(of: transmit, preferring: valueTransport)
-            let writer = try await connection.writer(for: receive, preferring: valueTransport)
-            let link = BlueZReaderLink(
-                session: adapter.session, ownsSession: ownsSession, connection: connection,
-                device: await connection.info ?? found, notifications: notifications, writer: writer,
-                maximumPacket: maximumMTU - 3)
-            logger.info("link open", metadata: ["reader": "\(found.summary)", "transport": "\(link.transport)"])
-            return link
-        } catch {
-            await connection.disconnect()
-            throw error
-        }
+        return try await BlueZReaderLink.bind(
+            connection, device: found, ownsSession: ownsSession, valueTransport: valueTransport, maximumMTU: maximumMTU,
+            logger: logger)
     }
 }

@@ -76,7 +76,7 @@ public actor BlueZReaderFleet {
     /// that matches, scanning until every one is found or `timeout` passes. Readers not
     /// found are missing from the result.
     public func find(_ readers: [String], timeout: Duration) async throws(LinkError) -> [String: BluetoothDeviceInfo] {
-        let filters = readers.map { ($0, Self.filter(for: $0)) }
+        let filters = readers.map { ($0, DiscoveryFilter(nameOrAddress: $0)) }
         var matched: [String: BluetoothDeviceInfo] = [:]
         _ = try await find(DiscoveryFilter(), stopWhen: { devices in
             for (reader, filter) in filters where matched[reader] == nil {
@@ -189,10 +189,6 @@ public actor BlueZReaderFleet {
 
     private func releaseDiscovery() {
         discoveryGate.release()
-    }
-
-    static func filter(for reader: String) -> DiscoveryFilter {
-        DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
     }
 }
 

@@ -136,6 +136,25 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension CardReaderError {
+    /// What a person can do about it, when the description does not say already: for a
+    /// link that could not open or was lost, the link's ``LinkError/fix`` (start bluetoothd,
+    /// power the adapter on, the bus's policy, …); nil for the reader's and the card's
+    /// answers, whose descriptions say what to do.
+    public var fix: String? {
+        switch self {
+        case .connectionFailed(_, let error), .linkLost(let error), .writeFailed(let error):
+            error.fix
+        case .connectionTimedOut:
+            "make sure the reader is switched on, charged, in range and not connected to another host; "
+                + "a longer connect timeout helps a reader that advertises slowly; `readerctl doctor --reader NAME` "
+                + "checks each step from the system bus to the reader's answer"
+        case .readerNotResponding:
+            "disconnect and connect again"
+        default:
+            nil
+        }
+    }
+
     /// A stable identifier of what happened, e.g. `cardholder-timeout`, `link-lost`: what
     /// programs decide on and `readerctl --json` prints as `error`.
     public var identifier: String {

@@ -33,7 +33,7 @@ struct GattCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let filter = DiscoveryFilter.isAddress(reader) ? DiscoveryFilter(address: reader) : DiscoveryFilter(namePrefix: reader)
+        let filter = DiscoveryFilter(nameOrAddress: reader)
         let (adapter, timeout, json) = (adapter, Duration.milliseconds(Int(connectTimeout * 1000)), json)
         try await BluetoothRun.perform { () throws(BluetoothError) in
             let session = try await BluetoothSession.open()

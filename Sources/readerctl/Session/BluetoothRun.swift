@@ -21,7 +21,7 @@ enum BluetoothRun {
         }
         interrupt.cancels(task)
         if let error = await task.value {
-            StandardStreams.writeError("readerctl: \(error)\n")
+            ErrorReport.write(error.description, fix: error.fix)
             throw ExitStatus.linkLost.exitCode
         }
     }

@@ -96,7 +96,7 @@ enum FleetRun {
         case .success(let outcomes):
             return outcomes
         case .failure(let error):
-            StandardStreams.writeError("readerctl: \(error)\n")
+            ErrorReport.write(error.description, fix: error.fix)
             throw ExitStatus.linkLost.exitCode
         }
     }

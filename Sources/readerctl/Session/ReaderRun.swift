@@ -23,7 +23,10 @@ enum ReaderRun {
         var logger = Logger(label: "readerctl")
         logger.logLevel = options.verbose ? .trace : .warning
         let reader = CardReader(connector: connector, logger: logger)
-        let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+        // The connector's own deadline is --connect-timeout; the reader's comes a little
+        // later, so the connector's specific error (not found, and what was seen instead)
+        // is the one reported.
+        let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000)) + Self.connectGrace
         let interrupt = InterruptSignal()
         let task = Task { () -> Swift.Result<Result, CardReaderError> in
             do throws(CardReaderError) {
@@ -51,10 +54,15 @@ enum ReaderRun {
         }
     }
 
+    /// How much longer the reader waits for a connection than its connector.
+    static let connectGrace = Duration.seconds(1)
+
     static func report(_ error: CardReaderError, json: Bool) {
-        StandardStreams.writeError("readerctl: \(error)\n")
+        ErrorReport.write(error.description, fix: error.fix)
         if json {
-            Output.print(["error": error.identifier, "message": error.description], json: true)
+            var fields = ["error": error.identifier, "message": error.description]
+            fields["fix"] = error.fix
+            Output.print(fields, json: true)
         }
     }
 }

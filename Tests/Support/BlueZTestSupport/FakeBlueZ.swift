@@ -6,66 +6,73 @@ import Glibc
 
 /// A stand-in for bluetoothd on a private bus: owns `org.bluez` and serves an object
 /// manager at `/`, with whatever adapters, devices and attributes a test exports.
-final class FakeBlueZ: Sendable {
-    let connection: DBusConnection
+package final class FakeBlueZ: Sendable {
+    package let connection: DBusConnection
     /// Calls the fake received, as `Interface.Member path`.
-    let calls = Locked<[String]>([])
+    package let calls = Locked<[String]>([])
 
     private init(connection: DBusConnection) {
         self.connection = connection
     }
 
-    static func start(on bus: TestBus) async throws -> FakeBlueZ {
+    package static func start(on bus: TestBus) async throws -> FakeBlueZ {
         let connection = try await DBusConnection.connect(address: bus.address)
         _ = try await connection.requestName("org.bluez")
         try connection.addObjectManager(at: "/")
         return FakeBlueZ(connection: connection)
     }
 
-    func record(_ call: DBusMethodCall) {
+    package func record(_ call: DBusMethodCall) {
         calls.withLock { $0.append("\(call.interface ?? "").\(call.member) \(call.path.rawValue)") }
     }
 
-    func recorded(_ member: String) -> [String] {
+    package func recorded(_ member: String) -> [String] {
         calls.withLock { $0.filter { $0.contains(".\(member) ") } }
     }
 
-    func addAdapter(_ name: String, powered: Bool, interfaces: [DBusInterface] = []) throws {
+    /// Exports `/org/bluez/NAME` with `Adapter1` (`Address`, `Powered` and `properties`;
+    /// `methods` such as `StartDiscovery`) and `interfaces`.
+    package func addAdapter(
+        _ name: String, powered: Bool, properties: [DBusProperty] = [], methods: [DBusMethod] = [],
+        interfaces: [DBusInterface] = []
+    ) throws {
         try connection.export(DBusObjectPath("/org/bluez/\(name)"), interfaces: [
-            DBusInterface("org.bluez.Adapter1", properties: [
+            DBusInterface("org.bluez.Adapter1", methods: methods, properties: [
                 DBusProperty("Address", value: .string("00:AA:01:00:00:0\(name.suffix(1))")),
                 DBusProperty("Powered", value: .bool(powered)),
-            ])
+            ] + properties)
         ] + interfaces)
     }
 }
 
 /// A reader as the fake bluetoothd shows it once connected: `Device1` on hci1 and the
 /// ISSC service with TX (notify) and RX (write, write-without-response).
-final class FakeReader: Sendable {
-    static let device: DBusObjectPath = "/org/bluez/hci1/dev_00_AA_01_00_00_23"
-    static let service = device.appending("service0010")
-    static let transmit = service.appending("char0011")
-    static let receive = service.appending("char0013")
-    static let dataService: BluetoothUUID = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
-    static let transmitUUID: BluetoothUUID = "49535343-1e4d-4bd9-ba61-23c647249616"
-    static let receiveUUID: BluetoothUUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
+package final class FakeReader: Sendable {
+    package static let device: DBusObjectPath = "/org/bluez/hci1/dev_00_AA_01_00_00_23"
+    package static let service = device.appending("service0010")
+    package static let transmit = service.appending("char0011")
+    package static let receive = service.appending("char0013")
+    package static let dataService: BluetoothUUID = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
+    package static let transmitUUID: BluetoothUUID = "49535343-1e4d-4bd9-ba61-23c647249616"
+    package static let receiveUUID: BluetoothUUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
+
+    package init() {}
 
     /// Every WriteValue to RX: the bytes and the `type` option.
-    let writes = Locked<[([UInt8], String)]>([])
+    package let writes = Locked<[([UInt8], String)]>([])
     /// Opened when a write of `[0xFF]` arrives; that write never completes.
-    let stuckWrite = Gate()
+    package let stuckWrite = Gate()
 
     /// bluetoothd's ends of the sockets handed out by AcquireNotify and AcquireWrite.
-    let acquiredNotify = Locked<Int32>(-1)
-    let acquiredWrite = Locked<Int32>(-1)
+    package let acquiredNotify = Locked<Int32>(-1)
+    package let acquiredWrite = Locked<Int32>(-1)
 
     /// Exports the reader. `Connect` fails `abortedConnects` times with
     /// `le-connection-abort-by-local`; the first write answers `InProgress`. With
     /// `offeringSockets`, TX and RX show `NotifyAcquired`/`WriteAcquired` and answer
     /// AcquireNotify/AcquireWrite with one end of a `SOCK_SEQPACKET` pair and MTU 247, as
     /// bluetoothd's gatt-client does.
-    func export(on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false) throws {
+    package func export(on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false) throws {
         let server = fake.connection
         let connects = Locked(0)
         let writeCalls = Locked(0)

@@ -1,0 +1,33 @@
+import BLETransport
+import CardReaderKit
+import ReaderProtocol
+import Testing
+
+/// `CardReaderError.fix`: a link that could not open or was lost carries the BlueZ layer's
+/// fix, so a backend shows the same hint readerctl prints.
+@Suite struct CardReaderErrorFixTests {
+    @Test func aLinkFailureCarriesTheBlueZFix() {
+        let failures: [(BluetoothError, String)] = [
+            (.bluetoothdNotRunning("org.bluez has no owner"), "sudo systemctl start bluetooth"),
+            (.busUnreachable(name: "org.freedesktop.DBus.Error.FileNotFound", message: "no socket"), "is dbus running?"),
+            (.adapterPoweredOff("hci1"), "bluetoothctl power on"),
+            (.noSuchAdapter("hci7", available: ["hci0"]), "bluetoothctl list"),
+            (.deviceNotFound("name VPOS* on hci0", after: .seconds(5)), "bluetoothctl scan le"),
+            (.bluez(operation: "reading BlueZ objects", name: "org.freedesktop.DBus.Error.AccessDenied", message: ""),
+             "`bluetooth` group"),
+        ]
+        for (failure, hint) in failures {
+            let error = CardReaderError.connectionFailed(reader: "VPOS", LinkError(failure))
+            #expect(error.fix?.contains(hint) == true, "\(failure)")
+            #expect(error.fix == failure.code.fix)
+        }
+        #expect(CardReaderError.linkLost(.bluetoothdRestarted(newOwner: nil)).fix?.contains("start bluetoothd") == true)
+    }
+
+    @Test func aTimeoutPointsAtDoctorAndTheReadersAnswersNeedNone() {
+        let timedOut = CardReaderError.connectionTimedOut(reader: "VPOS", after: .seconds(5))
+        #expect(timedOut.fix?.contains("readerctl doctor --reader NAME") == true)
+        #expect(CardReaderError.badSwipe.fix == nil)
+        #expect(CardReaderError.cardRefused(step: "SELECT", StatusWord(0x6A82)).fix == nil)
+    }
+}
