@@ -13,6 +13,7 @@ enum ExitStatus: Int32, CaseIterable {
     case refused = 7
     case firmwareNotUpdated = 8
     case invalidFirmwareImage = 9
+    case doctorFailed = 10
     case recordingRefused = 11
     /// ArgumentParser's EX_USAGE.
     case usage = 64
@@ -30,6 +31,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .refused: "the reader or the card refused the operation"
         case .firmwareNotUpdated: "update-firmware: at least one reader did not end on the new version"
         case .invalidFirmwareImage: "update-firmware: the image file is unreadable or damaged; nothing was sent"
+        case .doctorFailed: "doctor: a check failed (each FAIL line says how to fix it)"
         case .recordingRefused: "--record: the session holds a card that is not a published test card (--reveal records it)"
         case .usage: "usage error"
         case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"

@@ -16,6 +16,7 @@ struct ReaderCtl: AsyncParsableCommand {
         subcommands: [
             InfoCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
             EventsCommand.self, UpdateFirmwareCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
+            DoctorCommand.self,
         ]
     )
 

@@ -32,9 +32,13 @@ struct ReaderctlProcess {
 
     /// Runs readerctl on a thread of its own, so that many runs can wait at once without
     /// holding the cooperative pool's few threads.
-    static func runInBackground(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Result {
+    static func runInBackground(
+        _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Swift.Result { try run(arguments, timeout: timeout) }) }.start()
+            Thread {
+                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, timeout: timeout) })
+            }.start()
         }
     }
 

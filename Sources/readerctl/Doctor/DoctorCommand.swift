@@ -1,0 +1,71 @@
+import ArgumentParser
+import BLETransport
+import CardReaderKit
+
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check what Bluetooth needs on this machine, step by step, and say how to fix what fails.",
+        discussion: """
+            Why can't readerctl reach a reader? doctor checks, in order: libdbus loadable, the \
+            system bus reachable, bluetoothd running (org.bluez on the bus; its process and \
+            version), the bus's policy letting you talk to bluetoothd (a GetManagedObjects \
+            call), an adapter present, powered, not blocked by rfkill, able to act as an LE \
+            central, and an LE discovery seeing advertisements. With --reader it goes on: the \
+            reader found, connected, its data service, TX and RX characteristics and their \
+            flags, notifications enabled, GET INFO answered.
+
+            Each check prints one line — ok, FAIL or skipped, what it found, how long it took — \
+            and under a FAIL the fix (the same hint every readerctl command and the library's \
+            errors give). A check that needs a failed one is skipped. The exit status is 0 \
+            only when every check holds, 10 otherwise.
+
+            \(ExitStatus.help)
+            """)
+
+    @Option(help: ArgumentHelp("The adapter to check, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(help: ArgumentHelp(
+        "Also check this reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address.",
+        valueName: "name|address"))
+    var reader: String?
+
+    @Option(help: ArgumentHelp(
+        "Seconds the discovery listens for advertisements (with --reader: at most, until the reader is seen).",
+        valueName: "seconds"))
+    var scanTimeout = 5.0
+
+    @Option(help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
+    var connectTimeout = 15.0
+
+    @Flag(help: "Print one JSON object: {\"ok\": …, \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, …]}.")
+    var json = false
+
+    func validate() throws {
+        guard scanTimeout > 0, scanTimeout <= OptionBounds.connectTimeoutSeconds else {
+            throw ValidationError("--scan-timeout must be within 0…\(Int(OptionBounds.connectTimeoutSeconds)) seconds")
+        }
+        try OptionBounds.checkConnect(timeout: connectTimeout)
+    }
+
+    func run() async throws {
+        let diagnosis = Diagnosis(
+            adapter: adapter, reader: reader, scanTimeout: .milliseconds(Int(scanTimeout * 1000)),
+            connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
+        let json = json
+        let interrupt = InterruptSignal()
+        let task = Task { () -> Bool in
+            let report = DoctorReport(json: json)
+            await diagnosis.run(into: report)
+            report.skipRemaining(of: diagnosis.steps)
+            report.finish(readerChecked: diagnosis.reader != nil)
+            return report.allHold
+        }
+        interrupt.cancels(task)
+        let allHold = await task.value
+        withExtendedLifetime(interrupt) {}
+        if task.isCancelled { throw ExitStatus.cancelled.exitCode }
+        if !allHold { throw ExitStatus.doctorFailed.exitCode }
+    }
+}
