@@ -25,6 +25,22 @@ import Testing
             #expect(decoded.standardOutput.contains(line), "\(line)")
         }
         #expect(!decoded.standardOutput.contains("4111111111111111"))
+
+        // In the file, every command comes before its answer (the emulated reader answers
+        // before the write returns).
+        let json = try ReaderctlProcess.run(["decode", "--json", path])
+        let records = try json.standardOutput.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let sequence = records.compactMap { record -> String? in
+            guard let kind = record["kind"] as? String, kind != "event" else { return nil }
+            return "\(kind) \(record["code"] as? String ?? "")"
+        }
+        #expect(sequence.count > 2 && sequence.count % 2 == 0)
+        for pair in stride(from: 0, to: sequence.count - 1, by: 2) {
+            #expect(sequence[pair].hasPrefix("command"), "\(sequence)")
+            #expect(sequence[pair + 1] == sequence[pair].replacingOccurrences(of: "command", with: "response"))
+        }
     }
 
     /// A card outside the published test lists (a Luhn-valid 4545 4512 3456 7898) is not

@@ -26,7 +26,7 @@ struct RecordingLink: ReaderLink {
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
         let forwarding = Task {
             for await item in link.inbound {
-                if case .notification(let bytes) = item { recording.record(.readerToHost, bytes, at: recording.now()) }
+                if case .notification(let bytes) = item { recording.record(.readerToHost, bytes, recording.stamp()) }
                 continuation.yield(item)
             }
             continuation.finish()
@@ -40,9 +40,9 @@ struct RecordingLink: ReaderLink {
     }
 
     func write(_ packet: [UInt8]) async throws(LinkError) {
-        let handedOver = recording.now()
+        let handedOver = recording.stamp()
         try await link.write(packet)
-        recording.record(.hostToReader, packet, at: handedOver)
+        recording.record(.hostToReader, packet, handedOver)
     }
 
     func close() async {

@@ -10,35 +10,50 @@ final class SessionRecording: Sendable {
     let path: String
     private let command: String
     private let start = ContinuousClock.now
-    private let packets = Mutex<[RecordedPacket]>([])
+    private let state = Mutex(State())
+
+    private struct State {
+        var taken = 0
+        var packets: [(stamp: Stamp, packet: RecordedPacket)] = []
+    }
+
+    /// When a packet crossed the link: its place in the session's order and its time.
+    struct Stamp {
+        let order: Int
+        let seconds: Double
+    }
 
     init(path: String, command: String) {
         self.path = path
         self.command = command
     }
 
-    /// The time to stamp a packet with: now, in seconds since the start, to the millisecond.
-    func now() -> Double {
+    /// A stamp for a packet crossing now: a write as it is handed over, a notification as it
+    /// arrives.
+    func stamp() -> Stamp {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (seconds * 1000).rounded() / 1000
+        return state.withLock { state in
+            state.taken += 1
+            return Stamp(order: state.taken, seconds: (seconds * 1000).rounded() / 1000)
+        }
     }
 
-    /// Notes one packet that was written or notified at `timestamp`.
-    func record(_ direction: LinkDirection, _ bytes: [UInt8], at timestamp: Double) {
-        packets.withLock { packets in
-            packets.append(RecordedPacket(direction: direction, bytes: bytes, timestamp: timestamp, location: 0))
+    /// Notes one packet, stamped when it crossed.
+    func record(_ direction: LinkDirection, _ bytes: [UInt8], _ stamp: Stamp) {
+        state.withLock { state in
+            state.packets.append((stamp, RecordedPacket(direction: direction, bytes: bytes, timestamp: stamp.seconds, location: 0)))
         }
     }
 
     /// Writes the file, or refuses when it would hold a card that is not a test card and
     /// `reveal` is false; says so on standard error either way.
     func finish(revealingCardData reveal: Bool) throws(ExitCode) {
-        // A write is noted once the link took it, stamped with when it was handed over.
-        let packets = packets.withLock { packets in
-            defer { packets.removeAll() }
-            return packets
-        }.enumerated().sorted { ($0.element.timestamp ?? 0, $0.offset) < ($1.element.timestamp ?? 0, $1.offset) }.map(\.element)
+        // A write is noted once the link took it, in the place it had when handed over.
+        let packets = state.withLock { state in
+            defer { state.packets.removeAll() }
+            return state.packets.sorted { $0.stamp.order < $1.stamp.order }.map(\.packet)
+        }
         let cardData = RecordedCardData(packets: packets)
         guard reveal || cardData.holdsOnlyTestCards else {
             let numbers = cardData.cardNumbers.filter { !TestCardNumbers.contains($0) }.map(\.masked)
