@@ -17,9 +17,12 @@ extension Sequence<UInt8> {
 public enum HexText {
     /// Why text is not hex bytes.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// A character that is neither a hex digit nor white space.
         case invalidDigit(Character)
+        /// The digits do not pair up into whole bytes.
         case oddDigitCount
 
+        /// The offending character or the odd count, e.g. `'G' is not a hex digit`.
         public var description: String {
             switch self {
             case .invalidDigit(let character): "'\(character)' is not a hex digit"

@@ -18,6 +18,11 @@ public func fuzzBERTLV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                 _ = object.description
                 _ = object.firstDescendant(withTag: track2Tag)
             }
+            // Rendering by name ends, and masks every card-data tag's value whatever the bytes.
+            let masked = EMVDataRenderer().describe(objects)
+            check(!masked.contains(where: showsCardData), "the masked rendering shows a card-data tag's bytes")
+            _ = masked.lines()
+            _ = EMVDataRenderer(revealingCardData: true).describe(objects).lines()
         }
 
         if let list = try? DataObjectList(parsing: bytes) {
@@ -57,3 +62,15 @@ public func mainBERTLV(_ argc: CInt, _ argv: CArguments) -> CInt {
 }
 
 private let track2Tag = EMVTag.track2EquivalentData.tag
+
+/// Whether a description, or one inside it, shows the bytes or the whole value of a tag the
+/// catalogue marks as card data.
+private func showsCardData(_ description: EMVDataElementDescription) -> Bool {
+    let protection = cardDataTags[description.tag] ?? .none
+    if protection != .none, description.hex != nil || (description.value != nil && description.redaction == nil) {
+        return true
+    }
+    return (description.children ?? []).contains(where: showsCardData)
+}
+
+private let cardDataTags = Dictionary(uniqueKeysWithValues: EMVTag.all.map { ($0.tag.description, $0.protection) })

@@ -7,7 +7,7 @@ import Logging
 /// ``inbound`` is the notification stream the BlueZ layer fills on its D-Bus thread: from
 /// an `AcquireNotify` socket or from `PropertiesChanged` signals (``transport`` says which),
 /// with nothing in between. When BlueZ reports the link gone (`Connected` false, the device
-/// removed, bluetoothd restarted), it yields ``LinkInbound/dropped(_:)`` with the code
+/// removed, bluetoothd restarted), it yields `LinkInbound.dropped(_:)` with the code
 /// `remote-disconnected`, `device-removed`, `bluetoothd-restarted`,
 /// `gatt-services-removed`, `acquired-socket-closed` or `dbus-disconnected`, and a write in
 /// flight fails at once.
@@ -15,6 +15,8 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// The reader accepts an ATT MTU of at most 247 (documentation §1).
     static let largestReaderPacket = 244
 
+    /// The reader's TX notifications as they arrive, then one `LinkInbound.dropped(_:)`
+    /// when BlueZ reports the link gone.
     public let inbound: AsyncStream<LinkInbound>
     /// The connected device.
     public let device: BluetoothDeviceInfo
@@ -35,11 +37,13 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         /// (WriteValue).
         public var writes: GattValueTransport
 
+        /// The transports of TX notifications and RX writes.
         public init(notifications: GattValueTransport, writes: GattValueTransport) {
             self.notifications = notifications
             self.writes = writes
         }
 
+        /// Both transports, e.g. `notify acquired-socket, write dbus-messages`.
         public var description: String { "notify \(notifications), write \(writes)" }
     }
 

@@ -20,6 +20,7 @@ public actor EmulatedReaderPeripheral {
     static let transmit = BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic)
     static let receive = BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic)
 
+    /// The emulated reader that answers the central's commands.
     public nonisolated let reader: EmulatedReader
     /// The advertised local name, e.g. `VPOS3356-0001`.
     public nonisolated let localName: String

@@ -4,22 +4,30 @@ import BLETransport
 /// the emulated reader's "swipe after 5 seconds" or a command's deadline.
 ///
 /// Tests never sleep: they wait until the code under test is itself asleep on this clock
-/// (``waitForSleepers(atLeast:within:)``, bounded in real time), then ``advance(by:)``.
+/// (``waitForSleepers(atLeast:dueNoSoonerThan:dueWithin:within:)``, bounded in real time), then ``advance(by:)``.
 public final class ManualClock: Clock, Sendable {
+    /// A point on a manual clock's time line: how far the clock had been advanced.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
         /// Time since the clock was created.
         public var offset: Duration
 
+        /// The instant `duration` later (earlier, when negative).
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`, negative when `other` is earlier.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `lhs` comes before `rhs`.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// The offset from the clock's creation, e.g. `t+5.0 seconds`.
         public var description: String { "t+\(offset)" }
     }
 
-    /// Raised by ``waitForSleepers(atLeast:within:)`` when the code under test never slept.
+    /// Raised by ``ManualClock/waitForSleepers(atLeast:dueNoSoonerThan:dueWithin:within:)`` when the code under test never slept.
     public struct SleepersMissing: Error, CustomStringConvertible {
+        /// How many sleepers the test waited for.
         public var expected: Int
+        /// How many matching sleepers there were when the real-time limit passed.
         public var present: Int
+        /// Both counts, e.g. `expected 1 sleeper(s) on the manual clock, found 0`.
         public var description: String { "expected \(expected) sleeper(s) on the manual clock, found \(present)" }
     }
 
@@ -53,14 +61,19 @@ public final class ManualClock: Clock, Sendable {
 
     private let state = Locked(State())
 
+    /// A clock at offset zero with no sleepers.
     public init() {}
 
+    /// The current instant: offset zero plus every ``advance(by:)`` so far.
     public var now: Instant { state.withLock { $0.now } }
+    /// Zero: the clock is exactly where ``advance(by:)`` puts it.
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are asleep on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Suspends until ``advance(by:)`` reaches `deadline` (at once when it has passed);
+    /// throws `CancellationError` when the task is cancelled. `tolerance` is ignored.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in

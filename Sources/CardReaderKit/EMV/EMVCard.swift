@@ -27,7 +27,8 @@ public struct EMVCard: Sendable, Hashable {
         (fileControlInformation + processingOptions + records).firstDescendant(withTag: tag)
     }
 
-    /// The payment application the AID names, e.g. `Visa credit or debit` (``PaymentApplications``).
+    /// The payment application the AID names, e.g. `Visa credit or debit` (from ReaderProtocol's
+    /// `PaymentApplications`); nil for an AID it does not know.
     public var applicationName: String? { PaymentApplications.name(of: applicationIdentifier) }
 
     /// The AID in upper-case hex.
@@ -37,6 +38,9 @@ public struct EMVCard: Sendable, Hashable {
 }
 
 extension EMVCard: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The AID and application name, the masked PAN, the label, the expiry (`MM/YY`) and the
+    /// record count, e.g. `EMVCard(AID A0000000031010 (Visa credit or debit), PAN 411111******1111, label VISA CREDIT, expiry 12/25, 3 records)`;
+    /// never the full PAN, the name or any other data object.
     public var description: String {
         let name = applicationName.map { " (\($0))" } ?? ""
         var parts = ["AID \(applicationIdentifierHex)\(name)", "PAN \(primaryAccountNumber.masked)"]
@@ -46,6 +50,8 @@ extension EMVCard: CustomStringConvertible, CustomDebugStringConvertible, Custom
         return "EMVCard(\(parts.joined(separator: ", ")))"
     }
 
+    /// The same as ``description``: no full PAN, name or other data objects.
     public var debugDescription: String { description }
+    /// ``description`` as the only child, so that `dump` and debuggers never show card data.
     public var customMirror: Mirror { Mirror(self, children: ["summary": description]) }
 }

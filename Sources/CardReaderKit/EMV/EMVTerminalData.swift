@@ -27,6 +27,7 @@ public struct EMVTerminalData: Sendable, Hashable {
     /// Tag 9F37; fresh for every read unless set.
     public var unpredictableNumber: [UInt8]?
 
+    /// The defaults: a zero-amount inquiry in US dollars, dated today (UTC).
     public init() {}
 
     /// The value of `tag`, in its EMV format, or nil for a tag the terminal does not know
@@ -52,10 +53,14 @@ public struct EMVTerminalData: Sendable, Hashable {
 
     /// A calendar date, as tag 9A carries it (YYMMDD).
     public struct TransactionDate: Sendable, Hashable {
+        /// The year, e.g. 2025; tag 9A carries its last two digits.
         public var year: Int
+        /// The month, 1–12.
         public var month: Int
+        /// The day of the month, 1–31.
         public var day: Int
 
+        /// The date as given; it is not checked against the calendar.
         public init(year: Int, month: Int, day: Int) {
             self.year = year
             self.month = month

@@ -2,7 +2,7 @@
 ///
 /// Built-in profiles (``visaTest``, ``mastercardTest``, ``visaSwipeOnly``) need no files;
 /// `Fixtures/cards/*.json` mirror them and ``init(contentsOf:)`` loads more. Track and
-/// record contents are ``SensitiveBytes``: descriptions show only the card's name and shape.
+/// record contents are `SensitiveBytes`: descriptions show only the card's name and shape.
 public struct EmulatedCard: Sendable, Hashable {
     /// A short identifier, e.g. `visa-test`.
     public var name: String
@@ -12,6 +12,7 @@ public struct EmulatedCard: Sendable, Hashable {
     /// The chip, or `nil` for a stripe-only card (which answers no ATR in the chip slot: `09`).
     public var chip: Chip?
 
+    /// A card named `name` with a stripe, a chip, both, or neither (a blank card).
     public init(name: String, magneticStripe: MagneticStripeData? = nil, chip: Chip? = nil) {
         self.name = name
         self.magneticStripe = magneticStripe
@@ -20,12 +21,13 @@ public struct EmulatedCard: Sendable, Hashable {
 
     /// A contact EMV chip speaking T=0.
     public struct Chip: Sendable, Hashable {
-        /// The Answer To Reset ICC POWER ON returns. It must parse as an ``AnswerToReset``;
+        /// The Answer To Reset ICC POWER ON returns. It must parse as an `AnswerToReset`;
         /// if it does not, POWER ON answers `09` (the card did not answer).
         public var answerToReset: [UInt8]
         /// The payment applications, listed in the PPSE (`2PAY.SYS.DDF01`) in this order.
         public var applications: [Application]
 
+        /// A chip answering `answerToReset` to POWER ON and offering `applications`.
         public init(answerToReset: [UInt8], applications: [Application]) {
             self.answerToReset = answerToReset
             self.applications = applications
@@ -48,6 +50,7 @@ public struct EmulatedCard: Sendable, Hashable {
         /// The records READ RECORD returns; the AFL (`94`) is derived from them.
         public var records: [Record]
 
+        /// An application as given; nothing is checked until the emulated reader serves it.
         public init(
             identifier: [UInt8], label: String, priority: UInt8? = nil,
             processingOptionsDataObjectList: DataObjectList? = nil, interchangeProfile: [UInt8], records: [Record]
@@ -106,6 +109,7 @@ public struct EmulatedCard: Sendable, Hashable {
         /// The data objects inside the `70` template, in order.
         public var objects: [BERTLV]
 
+        /// Record `number` of the file `shortFileIdentifier`, holding `objects`.
         public init(shortFileIdentifier: Int, number: Int, objects: [BERTLV]) {
             self.shortFileIdentifier = shortFileIdentifier
             self.number = number
@@ -130,5 +134,6 @@ extension EmulatedCard: CustomStringConvertible, CustomDebugStringConvertible {
         return "\(name) (\(parts.isEmpty ? "blank" : parts.joined(separator: ", ")))"
     }
 
+    /// ``description`` labelled with the type, e.g. `EmulatedCard(visa-swipe-only (stripe))`; never card data.
     public var debugDescription: String { "EmulatedCard(\(description))" }
 }

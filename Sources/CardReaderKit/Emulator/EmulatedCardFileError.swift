@@ -3,8 +3,10 @@
 public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file's name (or the label the caller gave in-memory data).
     public var file: String
+    /// What is wrong, and with which field.
     public var problem: Problem
 
+    /// A `problem` in the card file `file`.
     public init(file: String, problem: Problem) {
         self.file = file
         self.problem = problem
@@ -36,6 +38,7 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
         /// A field's value breaks a rule, stated in `rule`.
         case invalidValue(field: String, rule: String)
 
+        /// What is wrong and the field's path, e.g. `field chip.answerToReset is not hex`; never the value.
         public var description: String {
             switch self {
             case .unreadable: "the file cannot be read"
@@ -53,5 +56,6 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
         }
     }
 
+    /// The file and the problem, e.g. `card file visa.json: missing field name`; never a field's value.
     public var description: String { "card file \(file): \(problem)" }
 }

@@ -14,6 +14,7 @@ public struct EmulatedReaderConnector: ReaderConnector {
     /// The ATT MTU the link negotiates: 23 (the default) up to 247.
     public let mtu: Int
 
+    /// A connector to `reader` at ATT MTU `mtu`; an MTU outside 23…247 fails at ``connect()``.
     public init(reader: EmulatedReader, mtu: Int = 23) {
         self.reader = reader
         self.mtu = mtu
@@ -22,6 +23,8 @@ public struct EmulatedReaderConnector: ReaderConnector {
     /// E.g. `emulated VPOS3356`.
     public var readerDescription: String { "emulated \(reader.configuration.info.model ?? "reader")" }
 
+    /// Opens an ``EmulatedReaderLink``, after the scenario's connect delay and any restart;
+    /// refused while another link to the reader is open.
     public func connect() async throws(LinkError) -> any ReaderLink {
         try await EmulatedReaderLink(reader: reader, mtu: mtu)
     }

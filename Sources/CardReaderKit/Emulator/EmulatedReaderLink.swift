@@ -6,6 +6,9 @@ import BLETransport
 public actor EmulatedReaderLink: ReaderLink {
     /// The largest packet: ATT MTU − 3.
     public nonisolated let maximumWriteLength: Int
+    /// The emulated reader's notifications, each at most ``maximumWriteLength`` bytes, then
+    /// one `LinkInbound.dropped(_:)` if the reader drops the link (idle timeout, scenario,
+    /// restart).
     public nonisolated let inbound: AsyncStream<LinkInbound>
 
     private let reader: EmulatedReader
@@ -28,6 +31,8 @@ public actor EmulatedReaderLink: ReaderLink {
         inbound = connection.notifications
     }
 
+    /// Hands `packet` to the emulated reader as a write to RX; fails when the link is closed,
+    /// the packet is longer than ``maximumWriteLength``, or the scenario refuses the write.
     public func write(_ packet: [UInt8]) async throws(LinkError) {
         guard !closed else { throw LinkError(.notConnected, "the link is closed") }
         guard packet.count <= maximumWriteLength else {
@@ -36,6 +41,7 @@ public actor EmulatedReaderLink: ReaderLink {
         try await reader.receive(packet, connection: connectionID)
     }
 
+    /// Disconnects from the emulated reader; ``inbound`` finishes. Closing twice does nothing.
     public func close() async {
         guard !closed else { return }
         closed = true

@@ -160,8 +160,10 @@ extension EmulatorScenario {
 public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The step as written.
     public var step: String
+    /// Why it does not parse.
     public var problem: Problem
 
+    /// What is wrong with a step.
     public enum Problem: Sendable, Hashable {
         /// No step has this name.
         case unknownStep
@@ -173,11 +175,13 @@ public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConv
         case invalidValue(expected: String)
     }
 
+    /// A `problem` with the step `step`, as written.
     public init(step: String, problem: Problem) {
         self.step = step
         self.problem = problem
     }
 
+    /// The step as written and what is wrong, e.g. `scenario step 'swipe-after' needs a value (name=value)`.
     public var description: String {
         switch problem {
         case .unknownStep: "unknown scenario step '\(step)'"

@@ -14,7 +14,9 @@ import ReaderProtocol
 /// ```
 /// ``run(progress:)`` does the same and returns the report.
 public struct FirmwareUpdate: AsyncSequence, Sendable {
+    /// Each element is where the update is.
     public typealias Element = FirmwareUpdateProgress
+    /// An update that fails ends the iteration with this error.
     public typealias Failure = CardReaderError
 
     let reader: CardReader
@@ -28,10 +30,13 @@ public struct FirmwareUpdate: AsyncSequence, Sendable {
         try await reader.runFirmwareUpdate(image: image, options: options) { progress?($0) }
     }
 
+    /// An iterator whose first ``Iterator/next()`` starts the update.
     public func makeAsyncIterator() -> Iterator {
         Iterator(update: self)
     }
 
+    /// Starts the update on the first ``next()`` and hands over its progress; dropping the
+    /// iterator before the update ended cancels it.
     public struct Iterator: AsyncIteratorProtocol {
         /// Runs the update; cancels it when the iterator goes away before it ended.
         final class Worker: Sendable {
@@ -50,6 +55,8 @@ public struct FirmwareUpdate: AsyncSequence, Sendable {
             self.update = update
         }
 
+        /// The next progress; nil after the update completed; throws the error that ended it.
+        /// Cancelling the calling task cancels the update.
         public mutating func next() async throws(CardReaderError) -> FirmwareUpdateProgress? {
             guard !done else { return nil }
             if items == nil {

@@ -32,6 +32,8 @@ public enum FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConverti
     /// is usable at once.
     case cancelled(block: Int?)
 
+    /// What failed, where, and which firmware the reader runs now, e.g.
+    /// `the reader refused block 7 10 times (NAK); it keeps its old firmware`.
     public var description: String {
         switch self {
         case .invalidImage(let error):

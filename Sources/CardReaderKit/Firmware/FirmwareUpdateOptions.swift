@@ -17,6 +17,8 @@ public struct FirmwareUpdateOptions: Sendable, Hashable {
     /// The name block 0 announces; nil: `<model>-<version>.vfw`.
     public var fileName: String?
 
+    /// Options with the reader's documented bounds: 30 % battery at least, 5 s for the
+    /// restart's drop, 45 s for the reader to return.
     public init(
         ymodem: YModemSender.Configuration = YModemSender.Configuration(), minimumBattery: UInt8 = 30,
         restartDisconnectTimeout: Duration = .seconds(5), returnTimeout: Duration = .seconds(45), fileName: String? = nil

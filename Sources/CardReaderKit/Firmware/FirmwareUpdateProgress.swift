@@ -1,6 +1,7 @@
 /// Where a firmware update is, for a progress display: its phase, the image's bytes the
 /// reader has acknowledged, the rate and the time left.
 public struct FirmwareUpdateProgress: Sendable, Hashable, CustomStringConvertible {
+    /// The steps of an update, in order; the raw value is what ``description`` shows.
     public enum Phase: String, Sendable, Hashable {
         /// GET INFO: model, battery and version checked against the image.
         case checking
@@ -20,6 +21,7 @@ public struct FirmwareUpdateProgress: Sendable, Hashable, CustomStringConvertibl
         case completed
     }
 
+    /// The step the update is in.
     public var phase: Phase
     /// Image bytes the reader has acknowledged.
     public var bytesSent: Int
@@ -30,6 +32,7 @@ public struct FirmwareUpdateProgress: Sendable, Hashable, CustomStringConvertibl
     /// Acknowledged bytes per second since the transfer started (nil before it has).
     public var bytesPerSecond: Double?
 
+    /// A progress report, as the update makes them (and as tests and progress displays build them).
     public init(phase: Phase, bytesSent: Int, totalBytes: Int, elapsed: Duration, bytesPerSecond: Double?) {
         self.phase = phase
         self.bytesSent = bytesSent

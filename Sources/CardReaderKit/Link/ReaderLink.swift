@@ -17,7 +17,7 @@ public protocol ReaderLink: Sendable {
     func write(_ packet: [UInt8]) async throws(LinkError)
 
     /// Everything the reader sends, in order: each notification as it arrived, then, if the
-    /// link drops, one ``LinkInbound/dropped(_:)``. It finishes after a drop or ``close()``.
+    /// link drops, one `LinkInbound.dropped(_:)`. It finishes after a drop or ``close()``.
     /// There is one consumer: the reader session.
     var inbound: AsyncStream<LinkInbound> { get }
 

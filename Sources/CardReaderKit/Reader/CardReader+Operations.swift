@@ -10,7 +10,7 @@ extension CardReader {
     }
 
     /// Waits up to `timeout` (1 s … 65535 s, rounded up to whole seconds) for a swipe and
-    /// returns its tracks. The card number prints masked; see ``MagneticStripeData``.
+    /// returns its tracks. The card number prints masked; see `MagneticStripeData`.
     ///
     /// Distinct outcomes: ``CardReaderError/cardholderTimeout(_:)`` when nobody swiped,
     /// ``CardReaderError/badSwipe`` when no track could be read,
@@ -140,6 +140,7 @@ public struct APDUExchangeOptions: Sendable, Hashable {
     /// A bound on the exchanges one command may take, against a card that never stops.
     public var maximumExchanges: Int
 
+    /// By default both two-step answers are followed, within 64 exchanges per command.
     public init(followGetResponse: Bool = true, resendWithCorrectLength: Bool = true, maximumExchanges: Int = 64) {
         self.followGetResponse = followGetResponse
         self.resendWithCorrectLength = resendWithCorrectLength

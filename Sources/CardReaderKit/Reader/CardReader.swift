@@ -20,6 +20,8 @@ import ReaderProtocol
 /// CANCEL, so a late answer is never taken for the next command's. Events never disturb a
 /// waiting command.
 public actor CardReader {
+    /// Deadlines and reconnection: how long connecting and answers may take, and what
+    /// happens when the link drops on its own.
     public struct Configuration: Sendable {
         /// How long ``connect(timeout:)`` waits by default: 5 s, as shipping hosts use.
         public var connectTimeout: Duration
@@ -33,6 +35,8 @@ public actor CardReader {
         /// a drop ends the connection.
         public var reconnect: ReconnectPolicy?
 
+        /// A configuration with the defaults: 5 s to connect, 1 s of link margin, 250 ms for
+        /// an incomplete frame, no reconnection.
         public init(
             connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1),
             incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout,
@@ -78,7 +82,9 @@ public actor CardReader {
         let continuation: CheckedContinuation<Bool, Never>
     }
 
+    /// What opens the links: at ``connect(timeout:)`` and at each reconnection attempt.
     public nonisolated let connector: any ReaderConnector
+    /// The deadlines and reconnect policy the reader was created with.
     public nonisolated let configuration: Configuration
     let clock: any Clock<Duration>
     /// The same clock, as time since the reader was created.
@@ -86,6 +92,7 @@ public actor CardReader {
     let logger: Logger
     let metrics: ReaderMetrics
 
+    /// Where the connection stands now; ``stateUpdates()`` reports each change.
     public private(set) var state: ConnectionState = .disconnected
     var link: (any ReaderLink)?
     /// Counts connections, so that a late item from a previous link's inbound stream is
@@ -128,7 +135,7 @@ public actor CardReader {
     var restartDropWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
-    /// Its metrics (``ReaderMetrics``: commands, latency, link losses, reconnects,
+    /// Its metrics (commands, latency, link losses, reconnects,
     /// firmware updates, battery) go to the swift-metrics factory in effect now.
     public init(
         connector: any ReaderConnector, configuration: Configuration = Configuration(),

@@ -3,8 +3,11 @@ import ReaderProtocol
 
 /// Something the reader told the host on its own, or the end of the connection.
 public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A card was inserted in the chip slot (event `E0 01`).
     case cardInserted
+    /// The card was removed from the chip slot (event `E0 02`).
     case cardRemoved
+    /// The reader's battery is low, at this percentage (event `E0 03`).
     case batteryLow(percent: UInt8)
     /// The reader will reset itself (its scheduled daily reset) after this long.
     case resetScheduled(after: Duration)
@@ -28,6 +31,7 @@ public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The event in words, e.g. `battery low (15%)` or `reconnecting (attempt 2, after …)`.
     public var description: String {
         switch self {
         case .cardInserted: "card inserted"
@@ -45,14 +49,18 @@ public enum CardReaderEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// Where the connection to the reader stands.
 public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
+    /// No link: before the first connect, or after ``CardReader/disconnect()``.
     case disconnected
+    /// ``CardReader/connect(timeout:)`` is opening the link.
     case connecting
+    /// The link is open: commands can be sent.
     case connected
     /// The link dropped on its own and the reconnect policy is making this attempt (from 1).
     case reconnecting(attempt: Int)
     /// The link dropped on its own, for this reason (and no reconnection brought it back).
     case lost(LinkError)
 
+    /// The state in words, e.g. `connected` or `reconnecting (attempt 2)`.
     public var description: String {
         switch self {
         case .disconnected: "disconnected"

@@ -21,6 +21,9 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// How long after the drop the reader stops trying.
     public var overallDeadline: Duration
 
+    /// A policy of 5 attempts at most, waiting 0.5 s, 1 s, 2 s, … (8 s at most, ± 20 %),
+    /// for up to 60 s after the drop. Values out of range are clamped: at least 1 attempt, a
+    /// multiplier of at least 1, a jitter of 0…1.
     public init(
         maximumAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(8),
         multiplier: Double = 2, jitter: Double = 0.2, overallDeadline: Duration = .seconds(60)

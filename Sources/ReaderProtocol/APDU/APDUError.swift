@@ -21,6 +21,7 @@ public enum APDUError: Error, Sendable, Hashable, CustomStringConvertible {
     /// GET DATA addresses a data object by P1 P2, so its tag must be 1 or 2 bytes.
     case tagTooLongForGetData(BERTag)
 
+    /// What is wrong, with the lengths or values involved, e.g. `record number 0 is outside 1…255`.
     public var description: String {
         switch self {
         case .commandTooShort(let count):

@@ -152,8 +152,11 @@ extension CommandAPDU: CustomStringConvertible, CustomDebugStringConvertible, Cu
         return text
     }
 
+    /// ``description`` labelled with the type, e.g. `CommandAPDU(00 B2 01 0C, Le 256)`; never the data.
     public var debugDescription: String { "CommandAPDU(\(description))" }
 
+    /// The header, the data as ``SensitiveBytes`` (which reflects its length only) and the
+    /// expected length, so that `dump` and debuggers never show the data.
     public var customMirror: Mirror {
         Mirror(
             self,

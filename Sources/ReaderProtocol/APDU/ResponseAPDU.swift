@@ -7,6 +7,7 @@ public struct ResponseAPDU: Sendable, Hashable {
     /// The trailing status word.
     public let statusWord: StatusWord
 
+    /// A response carrying `data`, then `statusWord`.
     public init(data: SensitiveBytes = SensitiveBytes(), statusWord: StatusWord) {
         self.data = data
         self.statusWord = statusWord
@@ -41,8 +42,12 @@ extension ResponseAPDU: CustomStringConvertible, CustomDebugStringConvertible, C
     /// E.g. `12 data bytes, SW 9000 (success)`; never the data.
     public var description: String { "\(data.count) data bytes, SW \(statusWord)" }
 
+    /// ``description`` labelled with the type, e.g. `ResponseAPDU(12 data bytes, SW 9000 (success))`;
+    /// never the data.
     public var debugDescription: String { "ResponseAPDU(\(description))" }
 
+    /// The data as ``SensitiveBytes`` (which reflects its length only) and the status word,
+    /// so that `dump` and debuggers never show the data.
     public var customMirror: Mirror {
         Mirror(self, children: ["data": data, "statusWord": statusWord.description], displayStyle: .struct)
     }

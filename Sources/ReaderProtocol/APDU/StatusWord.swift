@@ -5,6 +5,7 @@ public struct StatusWord: Sendable, Hashable {
     /// The second status byte.
     public let sw2: UInt8
 
+    /// The status word of the two status bytes, e.g. `StatusWord(sw1: 0x6A, sw2: 0x82)`.
     public init(sw1: UInt8, sw2: UInt8) {
         self.sw1 = sw1
         self.sw2 = sw2

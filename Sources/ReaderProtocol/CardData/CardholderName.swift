@@ -47,8 +47,10 @@ extension CardholderName: CustomStringConvertible, CustomDebugStringConvertible,
     /// The length only, e.g. `cardholder name (8 characters, hidden)`.
     public var description: String { "cardholder name (\(characters.count) characters, hidden)" }
 
+    /// The length only, e.g. `CardholderName(8 characters, hidden)`.
     public var debugDescription: String { "CardholderName(\(characters.count) characters, hidden)" }
 
+    /// The length only, so that `dump` and debuggers never show the name.
     public var customMirror: Mirror {
         Mirror(self, children: ["count": characters.count], displayStyle: .struct)
     }
@@ -61,6 +63,7 @@ public enum CardholderNameError: Error, Sendable, Hashable, CustomStringConverti
     /// The character at this position (from 0) is outside the track 1 character set or is `^`.
     case illegalCharacter(offset: Int)
 
+    /// The length found or the offending position, never the name's characters.
     public var description: String {
         switch self {
         case .invalidLength(let count):

@@ -41,6 +41,7 @@ public struct ExpiryDate: Sendable, Hashable, Comparable {
         (year, month) > (self.year, self.month)
     }
 
+    /// Whether `lhs` is an earlier month than `rhs`.
     public static func < (lhs: ExpiryDate, rhs: ExpiryDate) -> Bool {
         (lhs.year, lhs.month) < (rhs.year, rhs.month)
     }
@@ -63,6 +64,7 @@ public enum ExpiryDateError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The year is not 2000–2099.
     case yearOutOfRange(Int)
 
+    /// What is wrong, e.g. `expiry month 13 is not 01–12`.
     public var description: String {
         switch self {
         case .notFourDigits: "expiry date is not four digits YYMM"

@@ -6,6 +6,7 @@ public struct MagneticTrackError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong.
     public let problem: Problem
 
+    /// A `problem` found in track `track` (1, 2 or 3).
     public init(track: Int, problem: Problem) {
         self.track = track
         self.problem = problem
@@ -13,11 +14,17 @@ public struct MagneticTrackError: Error, Sendable, Hashable, CustomStringConvert
 
     /// The parts of a track, for error reports.
     public enum Field: String, Sendable, Hashable {
+        /// The primary account number (tracks 1 and 2).
         case primaryAccountNumber = "PAN"
+        /// The cardholder name (track 1).
         case cardholderName = "cardholder name"
+        /// The expiry date, `YYMM` (tracks 1 and 2).
         case expiry
+        /// The three-digit service code (tracks 1 and 2).
         case serviceCode = "service code"
+        /// The issuer's discretionary data after the service code (tracks 1 and 2).
         case discretionaryData = "discretionary data"
+        /// Track 3's data between its sentinels, which the SDK does not split into fields.
         case data
     }
 
@@ -49,6 +56,8 @@ public struct MagneticTrackError: Error, Sendable, Hashable, CustomStringConvert
         case illegalCharacter(offset: Int, field: Field)
     }
 
+    /// The track, what is wrong and where, e.g. `track 2 PAN character at offset 5 is not a digit`;
+    /// never the track's characters.
     public var description: String {
         let detail: String
         switch problem {

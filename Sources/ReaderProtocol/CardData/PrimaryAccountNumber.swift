@@ -72,8 +72,10 @@ extension PrimaryAccountNumber: CustomStringConvertible, CustomDebugStringConver
     /// The ``masked`` number.
     public var description: String { masked }
 
+    /// The ``masked`` number labelled with the type, e.g. `PrimaryAccountNumber(411111******1111)`.
     public var debugDescription: String { "PrimaryAccountNumber(\(masked))" }
 
+    /// The ``masked`` number only, so that `dump` and debuggers never show the full number.
     public var customMirror: Mirror {
         Mirror(self, children: ["masked": masked], displayStyle: .struct)
     }
@@ -86,6 +88,7 @@ public enum PrimaryAccountNumberError: Error, Sendable, Hashable, CustomStringCo
     /// The character at this position (from 0) is not a decimal digit.
     case nonDigit(offset: Int)
 
+    /// The digit count found or the offending position, never the digits.
     public var description: String {
         switch self {
         case .invalidLength(let count):

@@ -132,6 +132,7 @@ extension SensitiveBytes: Equatable {
 }
 
 extension SensitiveBytes: Hashable {
+    /// Feeds the bytes themselves to `hasher`, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
@@ -141,8 +142,10 @@ extension SensitiveBytes: CustomStringConvertible, CustomDebugStringConvertible,
     /// The length only, e.g. `16 sensitive bytes`.
     public var description: String { "\(count) sensitive bytes" }
 
+    /// The length only, e.g. `SensitiveBytes(16 bytes, hidden)`.
     public var debugDescription: String { "SensitiveBytes(\(count) bytes, hidden)" }
 
+    /// The length only, so that `dump` and debuggers never show the bytes.
     public var customMirror: Mirror {
         Mirror(self, children: ["count": count], displayStyle: .struct)
     }

@@ -72,15 +72,15 @@ public struct ServiceCode: Sendable, Hashable {
 
     /// Meanings of digit 3 for services.
     public enum AllowedServices: Sendable, Hashable {
-        /// 0, 1 or 6.
+        /// 0, 1 or 6: no restrictions.
         case noRestrictions
-        /// 2, 5 or 7.
+        /// 2, 5 or 7: goods and services only, no cash.
         case goodsAndServicesOnly
-        /// 3.
+        /// Digit 3 is 3: ATM only.
         case atmOnly
-        /// 4.
+        /// Digit 3 is 4: cash only.
         case cashOnly
-        /// 8 or 9.
+        /// 8 or 9: reserved for future use.
         case reserved
     }
 
@@ -96,10 +96,12 @@ public struct ServiceCode: Sendable, Hashable {
         case reserved
     }
 
+    /// Whether both service codes have the same three digits.
     public static func == (lhs: ServiceCode, rhs: ServiceCode) -> Bool {
         lhs.digits == rhs.digits
     }
 
+    /// Feeds the three digits to `hasher`, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(digits.first)
         hasher.combine(digits.second)
@@ -117,5 +119,6 @@ public enum ServiceCodeError: Error, Sendable, Hashable, CustomStringConvertible
     /// The value is not exactly three ASCII digits.
     case notThreeDigits
 
+    /// Always `service code is not three digits`; never the value.
     public var description: String { "service code is not three digits" }
 }

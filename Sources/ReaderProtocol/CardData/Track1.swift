@@ -102,8 +102,11 @@ extension Track1: CustomStringConvertible, CustomDebugStringConvertible, CustomR
             + " (name, expiry and discretionary data hidden)"
     }
 
+    /// ``description`` labelled with the type: the masked PAN and the service code only.
     public var debugDescription: String { "Track1(\(description))" }
 
+    /// The masked PAN, the name's length, whether an expiry is present, the service code and
+    /// the discretionary data's length, so that `dump` and debuggers never show card data.
     public var customMirror: Mirror {
         Mirror(
             self,

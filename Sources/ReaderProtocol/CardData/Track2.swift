@@ -85,8 +85,11 @@ extension Track2: CustomStringConvertible, CustomDebugStringConvertible, CustomR
             + " (expiry and discretionary data hidden)"
     }
 
+    /// ``description`` labelled with the type: the masked PAN and the service code only.
     public var debugDescription: String { "Track2(\(description))" }
 
+    /// The masked PAN, whether an expiry is present, the service code and the discretionary
+    /// data's length, so that `dump` and debuggers never show card data.
     public var customMirror: Mirror {
         Mirror(
             self,

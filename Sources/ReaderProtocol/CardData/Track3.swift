@@ -34,8 +34,10 @@ extension Track3: CustomStringConvertible, CustomDebugStringConvertible, CustomR
     /// The length only.
     public var description: String { "track 3: \(characters.count) characters (hidden)" }
 
+    /// The length only, e.g. `Track3(40 characters, hidden)`.
     public var debugDescription: String { "Track3(\(characters.count) characters, hidden)" }
 
+    /// The length only, so that `dump` and debuggers never show the track.
     public var customMirror: Mirror {
         Mirror(self, children: ["count": characters.count], displayStyle: .struct)
     }

@@ -18,6 +18,7 @@ public enum FirmwareImageError: Error, Sendable, Hashable, CustomStringConvertib
     /// The image is for another model than the reader's.
     case wrongModel(image: String, reader: String)
 
+    /// What was expected and what was found, e.g. `the firmware image is for VPOS3357, the reader is a VPOS3356`.
     public var description: String {
         switch self {
         case .wrongMagic(let found):

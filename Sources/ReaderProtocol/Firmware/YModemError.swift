@@ -15,6 +15,7 @@ public enum YModemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// This side cancelled the transfer (and sent `CAN CAN`).
     case cancelled(block: Int?)
 
+    /// What ended the transfer and at which block, e.g. `block 7 was refused (NAK) 10 times`.
     public var description: String {
         switch self {
         case .abortedByReceiver(let block): "the receiver aborted the transfer (CAN CAN)\(at(block))"

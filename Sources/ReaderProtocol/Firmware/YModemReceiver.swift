@@ -28,6 +28,9 @@ public struct YModemReceiver: Sendable {
         /// How long the line must stay quiet after a damaged block before `NAK` is sent.
         public var purgeTime: Duration
 
+        /// Limits and deadlines, by default the reader's: 10 attempts per block, `C` once a
+        /// second for 60 s, 10 s for the next block, 1 s between a block's bytes, 200 ms of
+        /// quiet before `NAK`. At least one attempt and one `C` are always made.
         public init(
             attemptsPerBlock: Int = 10, startRequestInterval: Duration = .seconds(1), startRequests: Int = 60,
             blockTimeout: Duration = .seconds(10), interByteTimeout: Duration = .seconds(1),
@@ -63,7 +66,9 @@ public struct YModemReceiver: Sendable {
 
     /// Where the transfer is.
     public enum Phase: Sendable, Hashable {
+        /// Sending `C` until block 0 (name and size) arrives.
         case waitingForHeader
+        /// Block 0 acknowledged: receiving data blocks until `EOT`.
         case receivingData
         /// The first `EOT` was answered `NAK`.
         case endOfFile
@@ -71,16 +76,21 @@ public struct YModemReceiver: Sendable {
         case waitingForEndOfBatch
         /// A block or the batch waits for the caller's decision.
         case deciding
+        /// The batch was accepted (`ACK` sent): the transfer is over.
         case finished
+        /// The transfer ended without the file (``Action/failed(_:)`` said why).
         case failed
     }
 
+    /// The limits and deadlines the receiver runs with.
     public let configuration: Configuration
     /// The size ENTER FIRMWARE UPDATE announced; block 0 must agree (nil: any size).
     public let expectedSize: Int?
+    /// Where the transfer is now.
     public private(set) var phase: Phase = .waitingForHeader
-    /// The file's name and size from block 0.
+    /// The file's name from block 0 (empty until block 0 arrives).
     public private(set) var fileName = ""
+    /// The file's size in bytes from block 0 (0 until block 0 arrives).
     public private(set) var fileSize = 0
     /// Data bytes received and acknowledged (padding included until the end).
     public var receivedBytes: Int { data.count }

@@ -24,6 +24,7 @@ public enum YModemReceiverError: Error, Sendable, Hashable, CustomStringConverti
     /// This side cancelled (and sent `CAN CAN`).
     case cancelled
 
+    /// What ended the transfer, with the block or sizes involved, e.g. `no byte of block 3 arrived in time`.
     public var description: String {
         switch self {
         case .noSender: "no block 0 arrived"

@@ -23,6 +23,8 @@ public struct YModemSender: Sendable {
         /// How long the reader may take to verify the image after the final block 0.
         public var verificationTimeout: Duration
 
+        /// Limits and deadlines, by default the reader's: 10 attempts per block, 60 s for the
+        /// first `C`, 2 s per answer, 10 s for verification. At least one attempt is always made.
         public init(
             attemptsPerBlock: Int = 10, startTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(2),
             verificationTimeout: Duration = .seconds(10)
@@ -59,10 +61,13 @@ public struct YModemSender: Sendable {
         case endOfFile
         /// The final empty block 0 sent; the receiver verifies.
         case verifying
+        /// The receiver acknowledged the final empty block 0: the transfer is over.
         case finished
+        /// The transfer ended without success (``Action/failed(_:)`` said why).
         case failed
     }
 
+    /// The limits and deadlines the sender runs with.
     public let configuration: Configuration
     /// The file's size in bytes.
     public let totalBytes: Int

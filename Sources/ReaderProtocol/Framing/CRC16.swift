@@ -17,6 +17,7 @@ public struct CRC16: Sendable {
         /// The catalogue name, for diagnostics.
         public var name: String
 
+        /// A variant named `name` with the Rocksoft model's parameters.
         public init(name: String, polynomial: UInt16, initialValue: UInt16, reflected: Bool, finalXOR: UInt16) {
             self.name = name
             self.polynomial = polynomial

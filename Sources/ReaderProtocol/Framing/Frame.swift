@@ -1,8 +1,11 @@
 /// The MAIN and SUB bytes that identify a command, its response, or an event.
 public struct CommandCode: Sendable, Hashable, CustomStringConvertible {
+    /// The MAIN byte: the command group, e.g. `C2` for the chip card, `E0` for events.
     public var main: UInt8
+    /// The SUB byte: the command within its group, e.g. `02` for ICC APDU.
     public var sub: UInt8
 
+    /// The code with these MAIN and SUB bytes, e.g. `CommandCode(main: 0xC1, sub: 0x07)`.
     public init(main: UInt8, sub: UInt8) {
         self.main = main
         self.sub = sub
@@ -16,14 +19,18 @@ public struct CommandCode: Sendable, Hashable, CustomStringConvertible {
 ///
 /// DATA can hold card data (tracks, APDUs), so a frame prints only its code and length.
 public struct Frame: Sendable, Hashable {
+    /// MAIN and SUB: which command, response or event the frame carries.
     public var code: CommandCode
+    /// DATA: at most 1024 bytes under the VPOS3356 profile; a response's starts with its status byte.
     public var data: [UInt8]
 
+    /// A frame carrying `data` under `code`.
     public init(code: CommandCode, data: [UInt8] = []) {
         self.code = code
         self.data = data
     }
 
+    /// A frame carrying `data` under the code MAIN `main`, SUB `sub`.
     public init(main: UInt8, sub: UInt8, data: [UInt8] = []) {
         self.init(code: CommandCode(main: main, sub: sub), data: data)
     }
@@ -51,8 +58,11 @@ public struct Frame: Sendable, Hashable {
 }
 
 extension Frame: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The code and DATA's length, e.g. `Frame(C1 07, 94 data bytes)`; never the data.
     public var description: String { "Frame(\(code), \(data.count) data bytes)" }
+    /// The same as ``description``: the code and DATA's length, never the data.
     public var debugDescription: String { description }
+    /// The code and DATA's length, so that `dump` and debuggers never show the data.
     public var customMirror: Mirror {
         Mirror(self, children: ["code": code, "dataLength": data.count], displayStyle: .struct)
     }
@@ -63,6 +73,7 @@ public enum FrameEncodingError: Error, Sendable, Hashable, CustomStringConvertib
     /// DATA is longer than the profile allows.
     case dataTooLong(length: Int, maximum: Int)
 
+    /// DATA's length and the profile's maximum, e.g. `frame DATA of 2000 bytes exceeds the reader's maximum of 1024`.
     public var description: String {
         switch self {
         case .dataTooLong(let length, let maximum):

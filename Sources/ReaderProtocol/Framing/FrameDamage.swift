@@ -4,6 +4,7 @@
 /// ``FrameDecoder/reset()``). A rejected candidate's region can contain frames that the
 /// decoder recovered by rescanning it; those are reported separately.
 public struct FrameDamage: Sendable, Hashable, CustomStringConvertible {
+    /// Why the region did not decode as a frame.
     public enum Reason: Sendable, Hashable {
         /// Bytes between frames that are not STX: line noise, skipped.
         case noise
@@ -17,16 +18,21 @@ public struct FrameDamage: Sendable, Hashable, CustomStringConvertible {
         case truncated(expectedLength: Int?)
     }
 
+    /// Where the region starts, in bytes from the start of the stream.
     public var offset: Int
+    /// How many bytes the region spans.
     public var length: Int
+    /// Why the region did not decode.
     public var reason: Reason
 
+    /// A damaged region of `length` bytes at `offset`.
     public init(offset: Int, length: Int, reason: Reason) {
         self.offset = offset
         self.length = length
         self.reason = reason
     }
 
+    /// The region and the reason, e.g. `9 bytes at offset 120: checksum mismatch: computed 34FC, received 34FD`.
     public var description: String {
         "\(length) byte\(length == 1 ? "" : "s") at offset \(offset): \(reason)"
     }
@@ -43,6 +49,7 @@ extension FrameDamage.Reason: CustomStringConvertible {
         }
     }
 
+    /// The reason with its numbers, e.g. `declared DATA length 4660 exceeds the maximum 1024`.
     public var description: String {
         switch self {
         case .noise:

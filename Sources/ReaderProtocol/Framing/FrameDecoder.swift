@@ -28,7 +28,7 @@
 ///
 /// Time and memory are linear in the input whatever it holds: each byte goes through the
 /// CRC once, when a decision first needs it, judging a candidate costs the same at any
-/// length (``CRC16RangeChecksum``), and giving up one STX moves no bytes.
+/// length (`CRC16RangeChecksum`), and giving up one STX moves no bytes.
 /// Memory is fixed: a buffer of two maximum-size frames, a CRC register for every eighth
 /// buffered byte and a table of one entry per byte of the longest frame (about 5 kB for
 /// the VPOS3356 profile), all allocated once, so feeding chunks allocates nothing in
@@ -48,15 +48,23 @@ public struct FrameDecoder: Sendable {
     /// `noiseBytes` counts every byte skipped while looking for STX, including the bytes
     /// after the STX of a rejected candidate, which are scanned again.
     public struct Statistics: Sendable, Hashable {
+        /// Bytes fed to ``decode(_:_:)``.
         public var bytesReceived = 0
+        /// Frames whose checksum verified.
         public var frames = 0
+        /// Bytes skipped while looking for STX.
         public var noiseBytes = 0
+        /// Candidates rejected because their header declared more DATA than the profile allows.
         public var lengthErrors = 0
+        /// Candidates rejected because their checksum did not match.
         public var checksumErrors = 0
+        /// Frames cut off by ``finish(_:)``.
         public var truncatedFrames = 0
     }
 
+    /// The framing rules the decoder applies.
     public let profile: FrameProfile
+    /// Running counts since creation or the last ``reset()``.
     public private(set) var statistics = Statistics()
 
     private let checksums: CRC16RangeChecksum
@@ -92,6 +100,7 @@ public struct FrameDecoder: Sendable {
     /// Noise seen but not yet reported; it is reported when the run ends.
     private var pendingNoise: Range<Int>?
 
+    /// A decoder with an empty buffer for frames under `profile`.
     public init(profile: FrameProfile = .vpos3356) {
         self.profile = profile
         self.checksums = CRC16RangeChecksum(profile.checksum, longestRange: profile.maximumFrameLength)

@@ -3,7 +3,9 @@
 public struct FrameProfile: Sendable, Hashable {
     /// The order of the checksum's two bytes on the wire.
     public enum ChecksumByteOrder: Sendable, Hashable {
+        /// High byte first, as the VPOS3356 sends it.
         case bigEndian
+        /// Low byte first.
         case littleEndian
     }
 
@@ -21,6 +23,7 @@ public struct FrameProfile: Sendable, Hashable {
     /// its STX are searched again.
     public var incompleteFrameTimeout: Duration
 
+    /// The framing rules of a reader family other than ``vpos3356``.
     public init(
         startByte: UInt8, maximumDataLength: Int, checksum: CRC16.Variant, checksumByteOrder: ChecksumByteOrder,
         incompleteFrameTimeout: Duration = .milliseconds(250)

@@ -48,6 +48,7 @@ public struct AnswerToReset: Sendable, Hashable, CustomStringConvertible {
         self.historicalBytes = Array(bytes[index..<afterHistorical])
     }
 
+    /// The whole ATR in hex and its protocols, e.g. `ATR 3B 68 00 00 00 73 C8 40 13 00 90 00 (T=0)`.
     public var description: String {
         "ATR \(bytes.hexString) (\(protocols.map { "T=\($0)" }.joined(separator: ", ")))"
     }

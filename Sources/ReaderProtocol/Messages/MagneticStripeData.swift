@@ -37,8 +37,11 @@ public struct MagneticStripeData: Sendable, Hashable {
     /// Whether no track could be read (the reader answers `03` then).
     public var isEmpty: Bool { rawTracks.allSatisfy { $0.count == 0 } }
 
+    /// Track 1 (name track), parsed on each access.
     public var track1: TrackReading<Track1> { reading(0) { raw throws(MagneticTrackError) in try Track1(parsing: raw) } }
+    /// Track 2 (PAN, expiry, service code), parsed on each access.
     public var track2: TrackReading<Track2> { reading(1) { raw throws(MagneticTrackError) in try Track2(parsing: raw) } }
+    /// Track 3, checked but kept whole, on each access.
     public var track3: TrackReading<Track3> { reading(2) { raw throws(MagneticTrackError) in try Track3(parsing: raw) } }
 
     private func reading<Track>(
@@ -55,20 +58,27 @@ public struct MagneticStripeData: Sendable, Hashable {
 }
 
 extension MagneticStripeData: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Which tracks are present and their lengths, e.g.
+    /// `MagneticStripeData(track1: 51 characters, track2: 40 characters, track3: absent)`; never card data.
     public var description: String {
         let tracks = rawTracks.enumerated().map { index, raw in
             "track\(index + 1): " + (raw.count == 0 ? "absent" : "\(raw.count) characters")
         }
         return "MagneticStripeData(\(tracks.joined(separator: ", ")))"
     }
+    /// The same as ``description``: track lengths only.
     public var debugDescription: String { description }
+    /// ``description`` as the only child, so that `dump` and debuggers never show the tracks.
     public var customMirror: Mirror { Mirror(self, children: ["summary": description]) }
 }
 
 /// One track of a swipe: absent, parsed, or present but not in its ISO/IEC 7813 format.
 public enum TrackReading<Track: Sendable & Hashable>: Sendable, Hashable {
+    /// The reader sent the track empty: not on the card, or unreadable.
     case absent
+    /// The track parsed in its ISO/IEC 7813 (track 3: ISO/IEC 4909) format.
     case parsed(Track)
+    /// The track was read but is not in its format; the error says where, without its contents.
     case malformed(MagneticTrackError)
 
     /// The parsed track, if there is one.

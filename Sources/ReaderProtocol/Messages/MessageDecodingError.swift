@@ -26,6 +26,8 @@ public enum MessageDecodingError: Error, Sendable, Hashable, CustomStringConvert
     /// it, e.g. "no data").
     case unexpectedBody(CommandCode, received: String)
 
+    /// What does not decode, with the code, offset or length involved, e.g.
+    /// `response C2 01 has no status byte`; never DATA.
     public var description: String {
         switch self {
         case .missingStatus(let code):

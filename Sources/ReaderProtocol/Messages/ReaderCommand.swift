@@ -22,6 +22,7 @@ public enum ReaderCommand: Sendable, Hashable {
     /// The APDU sizes the reader accepts in `C2 02`: a short APDU, 4 … 261 bytes.
     public static let apduLengthRange = 4...261
 
+    /// The command's MAIN and SUB, e.g. `C1 07` for ``readMagneticStripe(timeoutSeconds:)``.
     public var code: CommandCode {
         switch self {
         case .getInfo: .getInfo

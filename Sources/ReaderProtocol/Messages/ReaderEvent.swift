@@ -56,6 +56,7 @@ public enum ReaderEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The event with its value, e.g. `battery low (15%)`; an unrecognized event's DATA by length only.
     public var description: String {
         switch self {
         case .batteryLow(let percent): "battery low (\(percent)%)"

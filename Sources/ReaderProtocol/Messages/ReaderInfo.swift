@@ -6,12 +6,18 @@
 public struct ReaderInfo: Sendable, Hashable {
     /// What the reader can do (tag `05`).
     public struct Capabilities: OptionSet, Sendable, Hashable {
+        /// The tag `05` bitmask as the reader sends it; bits 4–7 are kept as they came.
         public let rawValue: UInt8
+        /// The capabilities of a tag `05` bitmask.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+        /// Bit 0: a magnetic stripe head.
         public static let magneticStripe = Capabilities(rawValue: 1 << 0)
+        /// Bit 1: a contact chip slot.
         public static let contactChip = Capabilities(rawValue: 1 << 1)
+        /// Bit 2: a contactless antenna.
         public static let contactless = Capabilities(rawValue: 1 << 2)
+        /// Bit 3: a PIN pad.
         public static let pinPad = Capabilities(rawValue: 1 << 3)
 
         /// Names of the capabilities set, in bit order.
@@ -37,6 +43,7 @@ public struct ReaderInfo: Sendable, Hashable {
     /// Tags present in the response that this SDK does not know, in order.
     public var unknownTags: [UInt8] = []
 
+    /// Fields as a GET INFO response would report them; a field left nil was not reported.
     public init(
         model: String? = nil, serialNumber: String? = nil, firmwareVersion: String? = nil,
         batteryPercent: UInt8? = nil, capabilities: Capabilities? = nil, bootloaderVersion: String? = nil

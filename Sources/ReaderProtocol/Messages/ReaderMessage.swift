@@ -16,8 +16,11 @@ public enum LinkDirection: Sendable, Hashable, CustomStringConvertible {
 
 /// Any frame, decoded by its direction and code.
 public enum ReaderMessage: Sendable, Hashable {
+    /// A host → reader command.
     case command(ReaderCommand)
+    /// A reader → host answer to a command.
     case response(ReaderResponse)
+    /// A reader-initiated event (MAIN `E0`).
     case event(ReaderEvent)
 
     /// Host → reader frames are commands; reader → host frames are events (MAIN `E0`) or

@@ -3,11 +3,13 @@
 public struct ReaderResponse: Sendable, Hashable {
     /// The command this answers.
     public var code: CommandCode
+    /// The status byte: how the command ended.
     public var status: ReaderStatus
     /// What follows the status byte, decoded for the command. Always ``ResponseBody/empty``
     /// unless the status is ``ReaderStatus/success``; trailing bytes of a failure are ignored.
     public var body: ResponseBody
 
+    /// The answer to the command `code` with `status` and, on success, `body`.
     public init(code: CommandCode, status: ReaderStatus, body: ResponseBody = .empty) {
         self.code = code
         self.status = status

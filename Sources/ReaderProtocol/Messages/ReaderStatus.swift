@@ -3,6 +3,7 @@
 /// Codes the documentation reserves are kept as ``reserved(_:)`` with their value, so a
 /// newer firmware's code reaches the caller intact.
 public enum ReaderStatus: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    /// The command succeeded.
     case success
     /// Timed out waiting for the cardholder (no swipe, no card inserted).
     case cardholderTimeout
@@ -29,6 +30,7 @@ public enum ReaderStatus: Sendable, Hashable, RawRepresentable, CustomStringConv
     /// A code the documentation reserves.
     case reserved(UInt8)
 
+    /// The status of a status byte; codes the documentation reserves become ``reserved(_:)``.
     public init(rawValue: UInt8) {
         self =
             switch rawValue {
@@ -48,6 +50,7 @@ public enum ReaderStatus: Sendable, Hashable, RawRepresentable, CustomStringConv
             }
     }
 
+    /// The status byte, `00` … `0B`, or a reserved code's own value.
     public var rawValue: UInt8 {
         switch self {
         case .success: 0x00

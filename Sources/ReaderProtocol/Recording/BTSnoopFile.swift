@@ -6,7 +6,10 @@
 public struct BTSnoopFile: Sendable {
     /// One HCI packet.
     public struct Record: Sendable, Hashable {
+        /// What an HCI packet is.
         public enum Kind: Sendable, Hashable {
+            /// An HCI command, an HCI event, ACL data sent to or received from the
+            /// controller (where ATT writes and notifications travel), or anything else.
             case command, event, aclSent, aclReceived, other
         }
 
@@ -16,19 +19,25 @@ public struct BTSnoopFile: Sendable {
         public var timestamp: Int64
         /// The controller (`hci0` is 0); always 0 outside the monitor format.
         public var controller: Int
+        /// What the packet is, from the record's flags (or, in H4 captures, its type byte).
         public var kind: Kind
         /// The packet, without an H4 type byte.
         public var bytes: [UInt8]
     }
 
+    /// The 8 bytes every btsnoop file starts with: `btsnoop` and a NUL.
     public static let signature: [UInt8] = Array("btsnoop".utf8) + [0]
 
+    /// The datalink type from the file header: 1001, 1002 or 2001.
     public let linkType: UInt32
+    /// Every packet, in file order.
     public let records: [Record]
 
     /// Whether `bytes` start like a btsnoop file.
     public static func isBTSnoop(_ bytes: [UInt8]) -> Bool { bytes.starts(with: signature) }
 
+    /// Reads a whole capture, or throws when it is not a version 1 btsnoop file of a
+    /// supported link type or a record is cut short.
     public init(bytes: [UInt8]) throws(BTSnoopError) {
         guard bytes.count >= 16, Self.isBTSnoop(bytes) else { throw .notBTSnoop }
         var reader = ByteReader(bytes: bytes, offset: 8)
@@ -88,14 +97,19 @@ public struct BTSnoopFile: Sendable {
 
 /// Why a capture could not be read.
 public enum BTSnoopError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The bytes do not start with the btsnoop signature.
     case notBTSnoop
+    /// The header's version is not 1; carries the version found.
     case unsupportedVersion(UInt32)
+    /// The header's datalink type is none of 1001, 1002, 2001; carries the type found.
     case unsupportedLinkType(UInt32)
+    /// The file ends inside the record with this 1-based number.
     case truncatedRecord(Int)
     /// The capture has no discovery of the reader's TX and RX characteristics, so its
     /// writes and notifications cannot be attributed.
     case readerCharacteristicsNotDiscovered
 
+    /// What is wrong with the capture, and for an undiscovered reader what to do about it.
     public var description: String {
         switch self {
         case .notBTSnoop: "not a btsnoop capture (no 'btsnoop' signature)"

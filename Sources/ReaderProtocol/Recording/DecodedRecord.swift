@@ -12,6 +12,8 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     public var direction: String
     /// Line (text recording) or record number (capture) of the packet that completed it.
     public var line: Int
+    /// Seconds since the start of the recording of the packet that completed it, when the
+    /// recording has timestamps.
     public var timestamp: Double?
     /// Byte offset in its direction's stream.
     public var offset: Int
@@ -40,6 +42,8 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     /// decode several inputs.
     public var source: String?
 
+    /// A record from its fields, as a decoder or a golden test builds it; ``dataObjects``
+    /// and ``source`` start nil.
     public init(
         type: String, direction: String, line: Int, timestamp: Double? = nil, offset: Int, length: Int,
         kind: String? = nil, code: String? = nil, name: String? = nil, status: String? = nil,

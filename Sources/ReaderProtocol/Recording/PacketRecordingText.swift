@@ -84,22 +84,30 @@ public enum PacketRecordingText {
 
 /// Why a recording could not be read.
 public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the line.
     public enum Problem: Sendable, Hashable {
+        /// No `>` (host to reader) or `<` (reader to host) mark.
         case missingDirection
+        /// Text before the direction mark that is not a number of seconds.
         case invalidTimestamp
+        /// The bytes after the direction mark are not hex.
         case notHex(HexText.Problem)
+        /// Nothing follows the direction mark.
         case noBytes
     }
 
     /// Line number (text) or record number (capture) of the problem.
     public var line: Int
+    /// What is wrong there.
     public var problem: Problem
 
+    /// A `problem` at line (or record) `line`.
     public init(line: Int, problem: Problem) {
         self.line = line
         self.problem = problem
     }
 
+    /// The line and what is wrong, e.g. `line 12: 'G' is not a hex digit`; never the line's bytes.
     public var description: String {
         let what =
             switch problem {

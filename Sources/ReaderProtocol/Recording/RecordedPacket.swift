@@ -1,6 +1,8 @@
 /// One BLE packet of a recording: a write to the reader or a notification from it.
 public struct RecordedPacket: Sendable, Hashable {
+    /// A write to the reader (``LinkDirection/hostToReader``) or a notification from it.
     public var direction: LinkDirection
+    /// The packet's payload exactly as carried, which can hold card data.
     public var bytes: [UInt8]
     /// Seconds since the start of the recording, when the recording has them.
     public var timestamp: Double?
@@ -8,6 +10,7 @@ public struct RecordedPacket: Sendable, Hashable {
     /// of a capture), for messages that point a person at it.
     public var location: Int
 
+    /// A packet carrying `bytes` in `direction`, found at `location` of its source.
     public init(direction: LinkDirection, bytes: [UInt8], timestamp: Double? = nil, location: Int) {
         self.direction = direction
         self.bytes = bytes

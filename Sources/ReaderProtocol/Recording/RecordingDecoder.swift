@@ -13,17 +13,23 @@
 public struct RecordingDecoder: Sendable {
     /// One result: a frame or a damaged region, with where it was found.
     public struct Entry: Sendable, Hashable {
+        /// What was found: an intact frame or a damaged region.
         public enum Content: Sendable, Hashable {
             /// An intact frame at `offset` of its direction's stream, and its message, or why
             /// the frame's DATA does not decode as its code's message.
             case frame(Frame, offset: Int, message: Result<ReaderMessage, MessageDecodingError>)
+            /// A region of its direction's stream that did not decode as a frame.
             case damage(FrameDamage)
         }
 
+        /// The stream the frame or damage was found in.
         public var direction: LinkDirection
         /// The location of the packet that completed the frame or revealed the damage.
         public var location: Int
+        /// The timestamp of the packet that completed the frame or revealed the damage, in
+        /// seconds since the start of the recording, when the recording has timestamps.
         public var timestamp: Double?
+        /// The frame and its message, or the damaged region.
         public var content: Content
     }
 
@@ -34,6 +40,7 @@ public struct RecordingDecoder: Sendable {
     /// Damage that the next entry may continue.
     private var pendingDamage: Entry?
 
+    /// A decoder for a recording of a reader that frames under `profile`.
     public init(profile: FrameProfile = .vpos3356) {
         hostToReader = FrameDecoder(profile: profile)
         readerToHost = FrameDecoder(profile: profile)

@@ -42,6 +42,7 @@ public struct ApplicationFileLocator: Sendable, Hashable {
     /// The entries, in the order the card lists them (the order to read in).
     public let entries: [Entry]
 
+    /// An AFL listing `entries`, to be read in that order.
     public init(entries: [Entry]) {
         self.entries = entries
     }
@@ -90,6 +91,7 @@ public enum ApplicationFileLocatorError: Error, Sendable, Hashable, CustomString
         /// More records take part in offline data authentication than the entry names.
         case tooManyOfflineAuthenticationRecords(count: Int, recordsInEntry: Int)
 
+        /// The value out of range and its allowed range, e.g. `SFI 31 is outside 1…30`.
         public var description: String {
             switch self {
             case .shortFileIdentifierOutOfRange(let sfi):
@@ -104,6 +106,7 @@ public enum ApplicationFileLocatorError: Error, Sendable, Hashable, CustomString
         }
     }
 
+    /// What is wrong and where, e.g. `AFL entry 1 at offset 4: first record 0 is outside 1…255`.
     public var description: String {
         switch self {
         case .lengthNotMultipleOfFour(let count):

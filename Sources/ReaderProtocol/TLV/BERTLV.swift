@@ -2,9 +2,10 @@
 /// primitive value or, for a constructed tag, a list of nested objects.
 ///
 /// Values are ``SensitiveBytes``: tags such as `5A` and `57` carry card data. Descriptions
-/// and `dump()` show tags, names and lengths, never values.
+/// show values as ``EMVDataRenderer`` does (card data masked by tag); `dump()` shows tags
+/// and lengths, never values.
 public struct BERTLV: Sendable, Hashable {
-    /// The nesting limit ``parse(_:maximumDepth:)`` applies by default.
+    /// The nesting limit `parse(_:maximumDepth:)` applies by default.
     public static let defaultMaximumDepth = 32
 
     /// The tag.
@@ -156,17 +157,26 @@ extension Sequence<BERTLV> {
 }
 
 extension BERTLV: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Tag, name and size, e.g. `9F26 (Application Cryptogram), 8 bytes`; never the value.
+    /// Tag, name and value as ``EMVDataRenderer`` shows them, card data masked by tag: e.g.
+    /// `50 Application Label: VISA CREDIT`, `5A Application Primary Account Number (PAN):
+    /// 411111******1111 (masked)`, `5F20 Cardholder Name: 8 bytes, hidden`; a template as its
+    /// tag, name and number of objects.
     public var description: String {
-        let name = EMVTag.lookup(tag).map { " (\($0.name))" } ?? ""
         switch content {
-        case .primitive(let bytes): return "\(tag)\(name), \(bytes.count) bytes"
-        case .constructed(let children): return "\(tag)\(name), \(children.count) objects"
+        case .constructed(let children):
+            let name = EMVTag.lookup(tag).map { " \($0.name)" } ?? ""
+            return "\(tag)\(name), \(children.count) object\(children.count == 1 ? "" : "s")"
+        case .primitive:
+            return EMVDataRenderer().describe([self]).first?.lines().first ?? "\(tag)"
         }
     }
 
+    /// ``description`` labelled with the type, e.g. `BERTLV(5A Application Primary Account
+    /// Number (PAN): 411111******1111 (masked))`: card data masked as there.
     public var debugDescription: String { "BERTLV(\(description))" }
 
+    /// The tag and either the value as ``SensitiveBytes`` (which reflects its length only) or
+    /// the children, so that `dump` and debuggers never show a value.
     public var customMirror: Mirror {
         switch content {
         case .primitive(let bytes):

@@ -44,9 +44,13 @@ public struct BERTag: Sendable, Hashable {
 
     /// The four tag classes of bits 8–7 of the first byte.
     public enum TagClass: Sendable, Hashable {
+        /// Bits 8–7 `00`: universal (ASN.1's own types).
         case universal
+        /// Bits 8–7 `01`: application, e.g. `5A`, `6F`.
         case application
+        /// Bits 8–7 `10`: context-specific, e.g. `84`, `9F26`.
         case contextSpecific
+        /// Bits 8–7 `11`: private, e.g. `BF0C`.
         case `private`
     }
 
@@ -105,6 +109,7 @@ public enum BERTagError: Error, Sendable, Hashable, CustomStringConvertible {
     /// This many bytes follow a complete tag.
     case trailingBytes(Int)
 
+    /// What is wrong with the bytes, e.g. `tag is longer than 4 bytes`.
     public var description: String {
         switch self {
         case .empty: "tag has no bytes"

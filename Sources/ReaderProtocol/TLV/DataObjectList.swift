@@ -19,6 +19,7 @@ public struct DataObjectList: Sendable, Hashable {
     /// The requested objects, in order.
     public let entries: [Entry]
 
+    /// A DOL requesting `entries`, in that order.
     public init(entries: [Entry]) {
         self.entries = entries
     }

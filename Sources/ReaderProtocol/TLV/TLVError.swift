@@ -18,6 +18,8 @@ public indirect enum TLVError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The constructed object at this offset would nest deeper than `limit` levels.
     case nestingTooDeep(offset: Int, limit: Int)
 
+    /// What is wrong and at which offset, e.g. `value at offset 2 is declared 16 bytes long but only 8 remain`;
+    /// never value bytes.
     public var description: String {
         switch self {
         case .truncatedTag(let offset):

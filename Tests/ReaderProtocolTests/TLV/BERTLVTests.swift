@@ -136,8 +136,17 @@ private let pseFCI: [UInt8] =
         let pan: [UInt8] = [0x41, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11]
         let objects = try BERTLV.parse([0x70, 0x0A, 0x5A, 0x08] + pan)
         #expect(!anyRendering(of: objects, contains: ["4111111111111111", hexString(pan), "41, 11", "65, 17"]))
-        #expect(objects.first?.description == "70 (READ RECORD Response Message Template), 1 objects")
-        #expect(objects.first?.children.first?.description == "5A (Application Primary Account Number (PAN)), 8 bytes")
+        #expect(objects.first?.description == "70 READ RECORD Response Message Template, 1 object")
+        #expect(
+            objects.first?.children.first?.description == "5A Application Primary Account Number (PAN): 411111******1111 (masked)")
+    }
+
+    /// Values that are not card data show by name (EMV Book 3 Annex A: 50 is `ans`).
+    @Test func descriptionsShowWhatIsNotCardData() throws {
+        let label = BERTLV(tag: EMVTag.applicationLabel.tag, value: Array("VISA CREDIT".utf8))
+        #expect(label.description == "50 Application Label: VISA CREDIT")
+        let name = BERTLV(tag: EMVTag.cardholderName.tag, value: Array("DOE/JOHN".utf8))
+        #expect(name.description == "5F20 Cardholder Name: 8 bytes, hidden")
     }
 
     /// Property: random trees (short and long values, nesting) encode and parse back unchanged.
