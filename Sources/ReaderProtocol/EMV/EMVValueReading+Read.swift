@@ -22,7 +22,8 @@ extension EMVValueReading {
             guard let minorUnits = BCD.number(bytes) else { return Reading(value: hex) }
             return Reading(value: Self.amount(minorUnits, context.currencyExponent))
         case .binaryAmount:
-            return Reading(value: Self.amount(Self.unsigned(bytes) ?? 0, context.currencyExponent))
+            guard let minorUnits = Self.unsigned(bytes) else { return Reading(value: hex) }
+            return Reading(value: Self.amount(minorUnits, context.currencyExponent))
         case .currency:
             guard let code = BCD.number(bytes) else { return Reading(value: hex) }
             return Reading(value: ISOCodes.currencies[code].map { "\(Self.threeDigits(code)) (\($0.code))" } ?? Self.threeDigits(code))

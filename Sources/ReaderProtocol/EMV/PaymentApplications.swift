@@ -19,7 +19,6 @@ public enum PaymentApplications {
         "A0000000043060": "Maestro",
         "A0000000046000": "Cirrus",
         "A0000000042203": "Mastercard U.S. Maestro common debit",
-        "A00000002501": "American Express",
         "A0000001523010": "Discover",
         "A0000000651010": "JCB",
         "A000000333010101": "UnionPay debit",
