@@ -33,107 +33,88 @@ import Glibc
     }
 
     @Test func bluetoothdIsTheProcessOwningOrgBluez() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let daemon = try await session.bluetoothd()
-        #expect(daemon.uniqueName == fake.connection.uniqueName)
-        #expect(daemon.processID == UInt32(getpid()))
-        await session.close()
-        await fake.connection.close()
+        try await withFakeBlueZ { session, fake in
+            let daemon = try await session.bluetoothd()
+            #expect(daemon.uniqueName == fake.connection.uniqueName)
+            #expect(daemon.processID == UInt32(getpid()))
+        }
     }
 
     @Test func noAdapterAtAllSaysWhereToLook() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let error = await #expect(throws: BluetoothError.noSuchAdapter(nil, available: [])) { try await session.adapter() }
-        #expect(error?.fix?.contains("`bluetoothctl list`") == true)
-        #expect(error?.fix?.contains("`rfkill list`") == true)
-        await session.close()
-        await fake.connection.close()
+        try await withFakeBlueZ { session, _ in
+            let error = await #expect(throws: BluetoothError.noSuchAdapter(nil, available: [])) { try await session.adapter() }
+            #expect(error?.fix?.contains("`bluetoothctl list`") == true)
+            #expect(error?.fix?.contains("`rfkill list`") == true)
+        }
     }
 
     @Test func anAdapterPoweredOffNamesTheCommandsThatPowerIt() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci0", powered: false)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let error = await #expect(throws: BluetoothError.adapterPoweredOff("hci0")) { try await session.adapter() }
-        #expect(error?.fix?.contains("`bluetoothctl power on`") == true)
-        #expect(error?.fix?.contains("`btmgmt --index hci0 power on`") == true)
-        #expect(error?.fix?.contains("`rfkill unblock bluetooth`") == true)
-        // The code's own fix, as a link error carries it, names no adapter.
-        #expect(error?.code.fix?.contains("--index hciN") == true)
-        await session.close()
-        await fake.connection.close()
+        try await withFakeBlueZ({ try $0.addAdapter("hci0", powered: false) }) { session, _ in
+            let error = await #expect(throws: BluetoothError.adapterPoweredOff("hci0")) { try await session.adapter() }
+            #expect(error?.fix?.contains("`bluetoothctl power on`") == true)
+            #expect(error?.fix?.contains("`btmgmt --index hci0 power on`") == true)
+            #expect(error?.fix?.contains("`rfkill unblock bluetooth`") == true)
+            // The code's own fix, as a link error carries it, names no adapter.
+            #expect(error?.code.fix?.contains("--index hciN") == true)
+        }
     }
 
     /// A system bus whose policy does not grant org.bluez to this user answers AccessDenied.
     @Test func aBusPolicyThatDeniesBlueZNamesThePolicyAndTheGroup() async throws {
-        let bus = try TestBus(denying: ["org.bluez"])
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci0", powered: true)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        _ = try await session.bluetoothd()  // asking the bus is allowed
-        let error = await #expect(throws: BluetoothError.self) { try await session.adapters() }
-        #expect(error?.code == .accessDenied)
-        #expect(error?.code.rawValue == "org.freedesktop.DBus.Error.AccessDenied")
-        #expect(error?.fix?.contains("`bluetooth` group") == true)
-        #expect(error?.fix?.contains("/etc/dbus-1/system.d") == true)
-        await session.close()
-        await fake.connection.close()
+        try await withFakeBlueZ(denying: ["org.bluez"], { try $0.addAdapter("hci0", powered: true) }) { session, _ in
+            _ = try await session.bluetoothd()  // asking the bus is allowed
+            let error = await #expect(throws: BluetoothError.self) { try await session.adapters() }
+            #expect(error?.code == .accessDenied)
+            #expect(error?.code.rawValue == "org.freedesktop.DBus.Error.AccessDenied")
+            #expect(error?.fix?.contains("`bluetooth` group") == true)
+            #expect(error?.fix?.contains("/etc/dbus-1/system.d") == true)
+        }
     }
 
     @Test func aReaderNotFoundListsWhatAdvertisedInstead() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci1", powered: true, methods: Self.discovery(on: fake, advertising: ["Phone", "Watch"]))
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let adapter = try await session.adapter(named: "hci1")
-        let error = await #expect(throws: BluetoothError.self) {
-            try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .milliseconds(300))
+        try await withFakeBlueZ({
+            try $0.addAdapter("hci1", powered: true, methods: Self.discovery(on: $0, advertising: ["Phone", "Watch"]))
+        }) { session, _ in
+            let adapter = try await session.adapter(named: "hci1")
+            let error = await #expect(throws: BluetoothError.self) {
+                try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .milliseconds(300))
+            }
+            guard case .deviceNotFound(let what, _, let seen)? = error else {
+                Issue.record("expected deviceNotFound, got \(String(describing: error))")
+                return
+            }
+            #expect(what == "name VPOS* on hci1")
+            #expect(seen.count == 2)
+            #expect(error?.description.contains(
+                "found within 0.3 s; seen instead: Phone (00:11:22:33:44:00) RSSI -60, Watch (00:11:22:33:44:01) RSSI -61") == true)
+            #expect(error?.fix?.contains("`bluetoothctl scan le`") == true)
         }
-        guard case .deviceNotFound(let what, _, let seen)? = error else {
-            Issue.record("expected deviceNotFound, got \(String(describing: error))")
-            return
-        }
-        #expect(what == "name VPOS* on hci1")
-        #expect(seen.count == 2)
-        #expect(error?.description.contains("seen instead: Phone (00:11:22:33:44:00) RSSI -60, Watch (00:11:22:33:44:01) RSSI -61") == true)
-        #expect(error?.fix?.contains("`bluetoothctl scan le`") == true)
-        await session.close()
-        await fake.connection.close()
     }
 
     @Test func aDiscoveryThatHearsNothingSaysSo() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci1", powered: true, methods: Self.discovery(on: fake, advertising: []))
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let error = await #expect(throws: BluetoothError.self) {
-            try await session.adapter(named: "hci1").find(DiscoveryFilter(address: "AA:BB:CC:DD:EE:FF"), timeout: .milliseconds(200))
+        try await withFakeBlueZ({
+            try $0.addAdapter("hci1", powered: true, methods: Self.discovery(on: $0, advertising: []))
+        }) { session, _ in
+            let error = await #expect(throws: BluetoothError.self) {
+                try await session.adapter(named: "hci1").find(DiscoveryFilter(address: "AA:BB:CC:DD:EE:FF"), timeout: .milliseconds(200))
+            }
+            #expect(error?.description.hasSuffix("; no device advertised at all") == true)
         }
-        #expect(error?.description.hasSuffix("; no device advertised at all") == true)
-        await session.close()
-        await fake.connection.close()
     }
 
     @Test func rolesAndModaliasSayLEAndTheVersion() async throws {
-        let bus = try TestBus()
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci0", powered: true, properties: [
-            DBusProperty("Roles", value: .stringArray(["central", "peripheral"])),
-            DBusProperty("Modalias", value: .string("usb:v1D6Bp0246d0542")),
-        ])
-        try fake.addAdapter("hci1", powered: true, properties: [DBusProperty("Roles", value: .stringArray([]))])
-        try fake.addAdapter("hci2", powered: true, properties: [DBusProperty("Modalias", value: .string("usb:v8087p0A2Bd0001"))])
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let adapters = try await session.adapters()
-        #expect(adapters.map(\.supportsLECentral) == [true, false, nil])
-        #expect(adapters.map(\.bluezVersionFromModalias) == ["5.66", nil, nil])
-        await session.close()
-        await fake.connection.close()
+        try await withFakeBlueZ({ fake in
+            try fake.addAdapter("hci0", powered: true, properties: [
+                DBusProperty("Roles", value: .stringArray(["central", "peripheral"])),
+                DBusProperty("Modalias", value: .string("usb:v1D6Bp0246d0542")),
+            ])
+            try fake.addAdapter("hci1", powered: true, properties: [DBusProperty("Roles", value: .stringArray([]))])
+            try fake.addAdapter("hci2", powered: true, properties: [DBusProperty("Modalias", value: .string("usb:v8087p0A2Bd0001"))])
+        }) { session, _ in
+            let adapters = try await session.adapters()
+            #expect(adapters.map(\.supportsLECentral) == [true, false, nil])
+            #expect(adapters.map(\.bluezVersionFromModalias) == ["5.66", nil, nil])
+        }
     }
 
     /// `SetDiscoveryFilter`, `StartDiscovery` (which makes each name in `names` appear, with

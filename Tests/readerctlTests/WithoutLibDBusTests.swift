@@ -21,6 +21,15 @@ import Testing
         #expect(result.standardError.contains("apt-get install libdbus-1-3"), "\(arguments): \(result.standardError)")
     }
 
+    /// `doctor` fails its first check, with the same fix, and skips every other.
+    @Test func doctorFailsItsLibdbusCheck() throws {
+        let result = try ReaderctlProcess.run(["doctor"], environment: Self.missing)
+        #expect(result.status == 10)
+        #expect(result.standardOutput.hasPrefix("FAIL     libdbus "))
+        #expect(result.standardOutput.contains("\n         fix: install libdbus: `sudo apt-get install libdbus-1-3`"))
+        #expect(result.standardOutput.contains("\nskipped  system bus                  needs libdbus\n"))
+    }
+
     @Test(arguments: [
         ["swipe", "--emulated"],
         ["emv", "--emulated", "--scenario", "card-inserted"],

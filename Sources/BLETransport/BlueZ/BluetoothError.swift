@@ -89,9 +89,9 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
                 + (available.isEmpty ? "" : " (adapters: \(available.joined(separator: ", ")))")
         case .adapterPoweredOff(let name): "Bluetooth adapter \(name) is powered off"
         case .deviceNotFound(let what, let after, let seen):
-            "no device matching \(what) found within \(after)"
+            "no device matching \(what) found within \(after.secondsText)"
                 + (seen.count == 0 ? "; no device advertised at all" : "; seen instead: \(seen)")
-        case .timedOut(let what, let after): "\(what) did not finish within \(after)"
+        case .timedOut(let what, let after): "\(what) did not finish within \(after.secondsText)"
         case .bluez(let operation, let name, let message):
             message.isEmpty ? "\(operation) failed: \(name)" : "\(operation) failed: \(name): \(message)"
         case .missingAttribute(let what): what

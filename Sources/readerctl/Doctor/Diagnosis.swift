@@ -67,9 +67,11 @@ struct Diagnosis: Sendable {
             await connection.disconnect()
             return
         }
-        // On failure, binding disconnects; GET INFO disconnects in every case.
+        // A binding that fails disconnects; the reader session disconnects after GET INFO.
         guard let link = await report.check(.notifications, { await ReaderChecks.notifications(connection, transport: .acquiredSocket) })
         else { return }
-        _ = await report.check(.getInfo, { await ReaderChecks.getInfo(link) })
+        let session = ReaderChecks.session(over: link)
+        _ = await report.check(.getInfo, { await ReaderChecks.getInfo(session) })
+        await session.disconnect()
     }
 }

@@ -48,8 +48,15 @@ enum ProgramOutput {
             default: if errno != EINTR { break reading }
             }
         }
+        // The output ends when the program closes it, a moment before it exits.
         var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == 0 {
+        var reaped = waitpid(pid, &status, WNOHANG)
+        while reaped == 0, ContinuousClock.now < deadline {
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+            reaped = waitpid(pid, &status, WNOHANG)
+        }
+        if reaped == 0 {
             kill(pid, SIGKILL)
             waitpid(pid, &status, 0)
             return nil

@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import Logging
 
 /// The checks of one reader, from the discovery's sighting to its answer to GET INFO, each
 /// step as ``BlueZReaderConnector`` takes it.
@@ -7,6 +8,12 @@ enum ReaderChecks {
     static let dataService = BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService)
     static let transmitUUID = BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic)
     static let receiveUUID = BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic)
+    /// Warnings only: the checks' lines say what happened.
+    static let logger = {
+        var logger = Logger(label: "readerctl")
+        logger.logLevel = .warning
+        return logger
+    }()
 
     static func found(
         _ reader: DiscoveryFilter, among devices: [BluetoothDeviceInfo], seenAfter: Duration?, on adapter: BluetoothAdapter,
@@ -17,7 +24,7 @@ enum ReaderChecks {
             for device in devices { seen.note(device) }
             return StackChecks.failure(.deviceNotFound("\(reader.summary) on \(adapter.name)", after: duration, seen: seen))
         }
-        let state = device.isConnected ? "already connected" : seenAfter.map { "seen after \(StackChecks.seconds($0))" } ?? "seen"
+        let state = device.isConnected ? "already connected" : seenAfter.map { "seen after \($0.secondsText)" } ?? "seen"
         return .holds(device, "\(device.summary)" + (device.rssi.map { " RSSI \($0) dBm" } ?? "") + ", \(state)")
     }
 
@@ -69,27 +76,29 @@ enum ReaderChecks {
         _ connection: GattConnection, transport: GattValueTransport
     ) async -> DoctorFinding<BlueZReaderLink> {
         do throws(BluetoothError) {
-            let link = try await BlueZReaderLink.bind(connection, valueTransport: transport)
+            let link = try await BlueZReaderLink.bind(connection, valueTransport: transport, logger: logger)
             return .holds(link, "TX notifications on, \(link.transport), packets of \(await link.maximumWriteLength) bytes")
         } catch {
             return StackChecks.failure(error)
         }
     }
 
-    /// GET INFO over `link`, through ``CardReader``; disconnects afterwards.
-    static func getInfo(_ link: BlueZReaderLink) async -> DoctorFinding<Void> {
-        let reader = CardReader(connector: OpenedLink(link: link))
+    /// A reader session over `link`, for GET INFO (the caller disconnects it).
+    static func session(over link: BlueZReaderLink) -> CardReader {
+        CardReader(connector: OpenedLink(link: link), logger: logger)
+    }
+
+    /// GET INFO through the reader session.
+    static func getInfo(_ reader: CardReader) async -> DoctorFinding<Void> {
         do throws(CardReaderError) {
             try await reader.connect()
             let info = try await reader.info()
-            await reader.disconnect()
             let shown = [
                 info.model, info.serialNumber.map { "serial \($0)" }, info.firmwareVersion.map { "firmware \($0)" },
                 info.batteryPercent.map { "battery \($0) %" },
             ].compactMap { $0 }
             return .holds((), shown.isEmpty ? "answered" : shown.joined(separator: ", "))
         } catch {
-            await reader.disconnect()
             return .fails(error.description, fix: error.fix)
         }
     }

@@ -143,12 +143,13 @@ enum StackChecks {
             for device in devices { seen.note(device) }
             guard seen.count > 0 else {
                 return .fails(
-                    "no device advertised within \(seconds(duration)) on \(adapter.name)",
+                    "no device advertised within \(duration.secondsText) on \(adapter.name)",
                     fix: "switch the reader (or any Bluetooth LE device) on and bring it in range; if a phone nearby "
                         + "advertises and this still sees nothing, look at the adapter (`btmgmt --index \(adapter.name) info`, "
-                        + "`dmesg | grep -i bluetooth`); --scan-timeout gives slow advertisers longer")
+                        + "`dmesg | grep -i bluetooth`); an adapter does not hear its own advertisements: --adapter "
+                        + "picks another; --scan-timeout gives slow advertisers longer")
             }
-            let stopped = readerSeenAfter == nil ? "within \(seconds(duration))" : "before the reader was seen"
+            let stopped = readerSeenAfter == nil ? "within \(duration.secondsText)" : "until the reader was seen"
             return .holds(
                 (devices, readerSeenAfter),
                 "\(seen.count) device\(seen.count == 1 ? "" : "s") seen advertising on \(adapter.name) \(stopped): \(seen)")
@@ -160,11 +161,5 @@ enum StackChecks {
     /// A failure whose description and fix are the library's.
     static func failure<Value>(_ error: BluetoothError) -> DoctorFinding<Value> {
         .fails(error.description, fix: error.fix)
-    }
-
-    /// `2.5 s`.
-    static func seconds(_ duration: Duration) -> String {
-        let tenths = (duration.components.seconds * 10) + duration.components.attoseconds / 100_000_000_000_000_000
-        return "\(tenths / 10).\(tenths % 10) s"
     }
 }

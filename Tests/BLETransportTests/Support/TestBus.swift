@@ -33,6 +33,33 @@ func withBus(
     await server.close()
 }
 
+/// A private bus with a fake bluetoothd (denying `denying` as the bus's policy), set up by
+/// `setUp`, and a session on it, torn down after `body`.
+func withFakeBlueZ(
+    denying: [String] = [], _ setUp: (FakeBlueZ) throws -> Void = { _ in },
+    _ body: (BluetoothSession, FakeBlueZ) async throws -> Void
+) async throws {
+    let bus = try TestBus(denying: denying)
+    let fake = try await FakeBlueZ.start(on: bus)
+    let session: BluetoothSession
+    do {
+        try setUp(fake)
+        session = try await BluetoothSession.open(busAddress: bus.address)
+    } catch {
+        await fake.connection.close()
+        throw error
+    }
+    do {
+        try await body(session, fake)
+    } catch {
+        await session.close()
+        await fake.connection.close()
+        throw error
+    }
+    await session.close()
+    await fake.connection.close()
+}
+
 /// Expects `body` to throw a DBusError and returns it.
 func expectDBusError<T>(_ body: () async throws -> T) async -> DBusError? {
     do {
