@@ -5,6 +5,7 @@ public struct BluetoothDaemon: Sendable, Hashable {
     /// Its process ID, when the bus says (nil for a bus that does not know it).
     public var processID: UInt32?
 
+    /// The owner `uniqueName`, process `processID`.
     public init(uniqueName: String, processID: UInt32?) {
         self.uniqueName = uniqueName
         self.processID = processID

@@ -10,6 +10,7 @@ public struct SeenDevices: Sendable, Hashable, CustomStringConvertible {
     public private(set) var count = 0
     private var addresses: Set<String> = []
 
+    /// An empty list.
     public init() {}
 
     /// Notes a device (a later report of the same address updates it).
