@@ -29,8 +29,11 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// The largest ATT MTU the link uses (23…247, default 247): writes are at most this − 3
     /// bytes even where BlueZ negotiated more.
     public var maximumMTU: Int
+    /// Where discovery, connection and link events are logged.
     public var logger: Logger
 
+    /// A connector to the reader named or addressed by `reader`; nothing happens until
+    /// ``connect()``. `maximumMTU` is clamped to 23…247.
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
         timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: GattValueTransport = .acquiredSocket,
@@ -54,6 +57,9 @@ public struct BlueZReaderConnector: ReaderConnector {
         DiscoveryFilter(nameOrAddress: reader)
     }
 
+    /// Opens its own D-Bus connection, finds the reader within ``timeout``, connects
+    /// (``connectAttempts`` attempts in all when BlueZ aborts one) and binds TX and RX;
+    /// closing the link closes that D-Bus connection.
     public func connect() async throws(LinkError) -> any ReaderLink {
         let deadline = ContinuousClock.now + timeout
         let session: BluetoothSession

@@ -95,7 +95,9 @@ public actor BlueZReaderFleet {
 
     /// One reader's connection attempt: its reader, or why it could not connect.
     public struct ConnectionOutcome: Sendable {
+        /// The reader, as the scan found it.
         public var device: BluetoothDeviceInfo
+        /// The connected reader, or why it could not connect within the timeout.
         public var result: Result<CardReader, CardReaderError>
     }
 
@@ -194,6 +196,7 @@ public actor BlueZReaderFleet {
 
 /// Opens links to one reader of a ``BlueZReaderFleet``, over the fleet's D-Bus connection.
 public struct FleetReaderConnector: ReaderConnector {
+    /// The fleet whose D-Bus connection and adapter the links use.
     public let fleet: BlueZReaderFleet
     /// The reader, as a scan found it.
     public let device: BluetoothDeviceInfo
@@ -203,6 +206,8 @@ public struct FleetReaderConnector: ReaderConnector {
     /// E.g. `VPOS3356-0001 (00:AA:01:00:00:00)`.
     public var readerDescription: String { device.summary }
 
+    /// Connects to ``device`` over the fleet's connection, one connection set-up at a time
+    /// across the fleet; a device BlueZ has forgotten is first found again by a scan.
     public func connect() async throws(LinkError) -> any ReaderLink {
         try await fleet.openLink(to: device, timeout: timeout)
     }

@@ -2,7 +2,7 @@ import BLETransport
 import Logging
 
 extension BlueZReaderLink {
-    /// A reader link over a GATT connection that is already open (``BluetoothDevice/connect(timeout:attempts:)``):
+    /// A reader link over a GATT connection that is already open (`BluetoothDevice.connect(timeout:attempts:)`):
     /// binds the ISSC TX and RX characteristics, enables TX's notifications before anything
     /// is written (the reader drops answers to frames written before that, §1) and gets RX's
     /// writer, in packets of at most `maximumMTU` − 3 bytes. If binding fails, the

@@ -85,6 +85,8 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// What went wrong and, where there is one, what to do, e.g.
+    /// `the card could not be read; swipe again`; never card data.
     public var description: String {
         switch self {
         case .notConnected:
@@ -137,7 +139,7 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
 
 extension CardReaderError {
     /// What a person can do about it, when the description does not say already: for a
-    /// link that could not open or was lost, the link's ``LinkError/fix`` (start bluetoothd,
+    /// link that could not open or was lost, the link's `LinkError.fix` (start bluetoothd,
     /// power the adapter on, the bus's policy, …); nil for the reader's and the card's
     /// answers, whose descriptions say what to do.
     public var fix: String? {
