@@ -10,12 +10,15 @@ import Testing
     let metrics = TestMetrics()
     let name = "emulated VPOS3356"
 
-    func reader(scenario: [String] = [], configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration()) throws
-        -> CardReader
-    {
+    func reader(
+        scenario: [String] = [], configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
+        reconnect: ReconnectPolicy? = nil
+    ) throws -> CardReader {
         let emulator = EmulatedReader(
             card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), configuration: configuration)
-        return withMetricsFactory(metrics) { CardReader(connector: EmulatedReaderConnector(reader: emulator)) }
+        return withMetricsFactory(metrics) {
+            CardReader(connector: EmulatedReaderConnector(reader: emulator), configuration: .init(reconnect: reconnect))
+        }
     }
 
     func total(_ label: String, _ dimensions: [(String, String)]) -> Int64 {
@@ -55,5 +58,21 @@ import Testing
         #expect(total("cardreader_firmware_updates_total", [("reader", name), ("outcome", "firmware-verification-failed")]) == 1)
         // The restart the update expects is no link loss.
         #expect(metrics.counters(label: "cardreader_link_losses_total").isEmpty)
+    }
+
+    /// A reader may drop the link at once after its last ACK (§7.2 allows up to 2 s), while
+    /// that ACK still waits to be read: the drop is the restart, not a link loss, and a
+    /// reconnect policy does not start a second reconnection beside the update's.
+    @Test(arguments: 1...5) func aDropRightAfterTheLastACKIsTheRestart(run: Int) async throws {
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.5.0", payload: [1, 2, 3]))
+        let prompt = EmulatedReaderConfiguration(firmwareDisconnectDelay: .zero, firmwareRestartTime: .milliseconds(50))
+        let reader = try reader(configuration: prompt, reconnect: ReconnectPolicy())
+        try await reader.connect()
+        let report = try await reader.updateFirmware(image: image).run()
+        #expect(report.version == "2.5.0")
+        #expect(try await reader.info().firmwareVersion == "2.5.0")
+        #expect(metrics.counters(label: "cardreader_link_losses_total").isEmpty)
+        #expect(metrics.counters(label: "cardreader_reconnects_total").isEmpty)
+        await reader.disconnect()
     }
 }

@@ -82,8 +82,11 @@ extension CardReader {
         }
         leaveYModem()
         let transferDuration = timing.elapsed() - transferStarted
+        let drop = dropDuringUpdate
+        dropDuringUpdate = nil
         if case .failure(let error) = outcome {
             logger.notice("firmware update failed: \(error)")
+            if let drop { linkLost(drop) }
             throw .firmwareUpdateFailed(error)
         }
 
@@ -191,12 +194,13 @@ extension CardReader {
     /// the deadline if the reader has not.
     private func awaitRestart(options: FirmwareUpdateOptions) async throws(CardReaderError) {
         restartExpected = true
-        if link != nil {
-            let id = makeID()
-            schedule(.restartDropOverdue(id), after: options.restartDisconnectTimeout)
-            await withCheckedContinuation { restartDropWaiter = (id, $0) }
-            timeline.cancel(.restartDropOverdue(id))
-        }
+        // The reader may have dropped the link right after its last ACK, before the update
+        // got here: that was the restart.
+        guard link != nil else { return restartDropped() }
+        let id = makeID()
+        schedule(.restartDropOverdue(id), after: options.restartDisconnectTimeout)
+        await withCheckedContinuation { restartDropWaiter = (id, $0) }
+        timeline.cancel(.restartDropOverdue(id))
         if let link {
             logger.notice("the reader did not drop the link after accepting the image; closing it")
             await tearDown(link: link, reason: nil)

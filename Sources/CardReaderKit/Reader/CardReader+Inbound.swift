@@ -97,6 +97,18 @@ extension CardReader {
         }
     }
 
+    /// The link is gone on its own (`reason`) or closed by the host (nil): count it,
+    /// reconnect if the policy says so, else end the connection.
+    func linkLost(_ reason: LinkError?) {
+        if let reason { metrics.linkLost(reason) }
+        if let reason, let policy = configuration.reconnect {
+            startReconnecting(after: reason, policy: policy)
+        } else {
+            setState(reason.map { .lost($0) } ?? .disconnected)
+            endConnection(reason: reason)
+        }
+    }
+
     func tearDown(link: any ReaderLink, reason: LinkError?) async {
         guard self.link != nil else { return }
         self.link = nil
@@ -109,15 +121,16 @@ extension CardReader {
         unansweredCancels = 0
         timeline.cancel(.incompleteFrameQuiet)
         decoder.reset()
-        ymodemInput?.yield(.linkLost(reason))
-        if let reason, !restartExpected { metrics.linkLost(reason) }
         if restartExpected {
             restartDropped()
-        } else if let reason, let policy = configuration.reconnect {
-            startReconnecting(after: reason, policy: policy)
+        } else if let ymodemInput, let reason {
+            // Mid-update, the update judges a drop: the reader's restart, if its ACK of the
+            // image still waits in the YModem input, or a link lost mid-transfer.
+            dropDuringUpdate = reason
+            ymodemInput.yield(.linkLost(reason))
         } else {
-            setState(reason.map { .lost($0) } ?? .disconnected)
-            endConnection(reason: reason)
+            ymodemInput?.yield(.linkLost(reason))
+            linkLost(reason)
         }
         await link.close()
         logger.info("disconnected", metadata: ["reason": "\(reason?.description ?? "by the host")"])

@@ -132,6 +132,8 @@ public actor CardReader {
     /// After a firmware image is accepted the reader restarts: its drop is expected, starts
     /// no reconnect policy and ends no event stream.
     var restartExpected = false
+    /// A drop that came mid-update, for the update to judge: the restart, or a link lost.
+    var dropDuringUpdate: LinkError?
     var restartDropWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
