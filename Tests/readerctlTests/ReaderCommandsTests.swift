@@ -147,6 +147,26 @@ import Testing
         #expect(run.standardError.contains("→ CANCEL"))
     }
 
+    /// Chip commands wait for a card as a swipe waits for a swipe: the prompt when the slot
+    /// is empty, and Ctrl-C cancels the wait (§5.1: CANCEL ends a waiting ICC POWER ON).
+    @Test(arguments: [["power-on"], ["emv"], ["apdu", "00A404000E325041592E5359532E444446303100"]])
+    func ctrlCCancelsTheWaitForACard(command: [String]) throws {
+        let run = try InteractiveReaderctl(command + ["--emulated", "--scenario", "no-insert", "--verbose"])
+        #expect(run.waitForStandardError(containing: "→ ICC POWER ON"))
+        #expect(run.standardError.contains("Insert a card"))
+        run.interrupt()
+        #expect(run.waitForExit(within: 10) == 130)
+        #expect(run.standardError.contains("→ CANCEL"))
+    }
+
+    /// With the card already in the slot, nobody is asked to insert one.
+    @Test func aCardInTheSlotIsPoweredWithoutAPrompt() throws {
+        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "card-inserted"])
+        #expect(result.status == 0)
+        #expect(!result.standardError.contains("Insert a card"))
+        #expect(result.standardOutput.contains("3B 68 00 00 00 73 C8 40 13 00 90 00"))
+    }
+
     @Test func scenariosAreListed() throws {
         let result = try ReaderctlProcess.run(["scenarios"])
         #expect(result.status == 0)
