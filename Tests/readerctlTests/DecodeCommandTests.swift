@@ -104,6 +104,8 @@ import Testing
             "50 Application Label: VISA CREDIT",
             "9F38 Processing Options Data Object List (PDOL): 9F02 06, 9F1A 02, 5F2A 02, 9F37 04",
             "94 Application File Locator (AFL): 08 01 02 00 10 01 01 00",
+            // The GPO's terminal data, read by the PDOL above it.
+            "9F1A Terminal Country Code: 840 (US, United States)", "5F2A Transaction Currency Code: 840 (USD)",
             "57 Track 2 Equivalent Data: 411111******1111, expiry 2512, service code 201 (masked)",
             "5F20 Cardholder Name: 8 bytes, hidden",
             "5F28 Issuer Country Code: 840 (US, United States)",

@@ -28,7 +28,8 @@ public struct EMVDataElementDescription: Sendable, Hashable, Codable {
     public var hex: String?
     /// Set when the value was masked or hidden.
     public var redaction: Redaction?
-    /// For a template, the objects inside it.
+    /// For a template, the objects inside it; for data sent as a data object list asked
+    /// (GET PROCESSING OPTIONS' command template), the values it holds, by tag.
     public var children: [EMVDataElementDescription]?
 
     /// A description with only its tag and length; the renderer fills in the rest.

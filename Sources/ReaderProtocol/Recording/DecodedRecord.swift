@@ -67,6 +67,14 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
 
     /// The record of one decoded entry.
     public init(_ entry: RecordingDecoder.Entry, revealingCardData reveal: Bool = false) {
+        var session = EMVSessionContext()
+        self.init(entry, revealingCardData: reveal, session: &session)
+    }
+
+    /// The record of one decoded entry of a session decoded in order: `session` carries the
+    /// card's data object lists from the answers before, so that GET PROCESSING OPTIONS' and
+    /// GENERATE AC's data read by name.
+    public init(_ entry: RecordingDecoder.Entry, revealingCardData reveal: Bool = false, session: inout EMVSessionContext) {
         self.init(
             type: "frame", direction: entry.direction.description, line: entry.location,
             timestamp: entry.timestamp, offset: 0, length: 0)
@@ -83,7 +91,7 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
             code = frame.code.description
             switch message {
             case .success(let message):
-                describe(message, reveal: reveal)
+                describe(message, reveal: reveal, session: &session)
             case .failure(let error):
                 kind = "invalid"
                 name = frame.code.isEvent ? "event" : frame.code.commandName
@@ -93,14 +101,14 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
         }
     }
 
-    private mutating func describe(_ message: ReaderMessage, reveal: Bool) {
+    private mutating func describe(_ message: ReaderMessage, reveal: Bool, session: inout EMVSessionContext) {
         let fields: [String: String]
         switch message {
         case .command(let command):
             kind = "command"
             name = command.code.commandName
             fields = command.fields(revealingCardData: reveal)
-            dataObjects = command.dataObjects(revealingCardData: reveal)
+            if case .iccAPDU(let apdu) = command { dataObjects = session.describeData(of: apdu, revealingCardData: reveal) }
         case .response(let response):
             kind = "response"
             name = response.code.commandName ?? "unknown command \(response.code)"
@@ -108,6 +116,7 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
             statusName = response.status.identifier
             fields = response.body.fields(revealingCardData: reveal)
             dataObjects = response.body.dataObjects(revealingCardData: reveal)
+            if case .apdu(let apdu) = response.body { session.observe(apdu) }
         case .event(let event):
             kind = "event"
             name = event.name

@@ -18,15 +18,6 @@ extension ResponseBody {
     }
 }
 
-extension ReaderCommand {
-    /// An ICC APDU's data by name where EMV defines it (``CommandAPDU/describedData(revealingCardData:)``);
-    /// nil for other commands.
-    public func dataObjects(revealingCardData reveal: Bool = false) -> [EMVDataElementDescription]? {
-        guard case .iccAPDU(let apdu) = self else { return nil }
-        return apdu.describedData(revealingCardData: reveal)
-    }
-}
-
 extension ResponseBody {
     /// An APDU response's BER-TLV data by name, card data masked unless `revealingCardData`;
     /// nil for other bodies and for data that is not BER-TLV.

@@ -46,6 +46,7 @@ struct APDUCommand: AsyncParsableCommand {
             try await reader.powerOffCard()
             return responses
         }
+        var session = EMVSessionContext()
         for (index, (command, response)) in zip(commands, responses).enumerated() {
             var fields = ReaderCommand.iccAPDU(command).fields(revealingCardData: output.reveal)
                 .reduce(into: [String: String]()) { $0["command." + $1.key.replacing("apdu.", with: "")] = $1.value }
@@ -53,8 +54,9 @@ struct APDUCommand: AsyncParsableCommand {
                 fields["response." + key.replacing("apdu.", with: "")] = value
             }
             var dataObjects: [String: [EMVDataElementDescription]] = [:]
-            dataObjects["command.dataObjects"] = command.describedData(revealingCardData: output.reveal)
+            dataObjects["command.dataObjects"] = session.describeData(of: command, revealingCardData: output.reveal)
             dataObjects["response.dataObjects"] = response.describedData(revealingCardData: output.reveal)
+            session.observe(response)
             if !output.json && index > 0 { print() }
             Output.print(fields, dataObjects: dataObjects, json: output.json)
         }

@@ -48,8 +48,9 @@ struct DecodeCommand: ParsableCommand {
         for source in files {
             output.begin(source: source)
             var decoder = RecordingDecoder()
+            var session = EMVSessionContext()
             let report = { (entry: RecordingDecoder.Entry) in
-                var record = DecodedRecord(entry, revealingCardData: reveal)
+                var record = DecodedRecord(entry, revealingCardData: reveal, session: &session)
                 record.source = source
                 output.print(record)
                 if record.type == "damage" || record.kind == "invalid", status == ExitStatus.success {
