@@ -65,6 +65,21 @@ import Testing
         let revealed = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path, "--reveal"])
         #expect(revealed.status == 0)
         #expect(FileManager.default.fileExists(atPath: path))
+        // Readable by its owner only: it holds the card as the reader sent it.
+        let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+
+    /// A PIN block (VERIFY) is never written, not even with --reveal.
+    @Test func aSessionWithAPINBlockIsNeverRecorded() throws {
+        let path = temporaryPath("verify.txt")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try ReaderctlProcess.run([
+            "apdu", "--emulated", "--record", path, "--reveal", "00A4040007A000000003101000", "0020008008241234FFFFFFFFFF",
+        ])
+        #expect(result.status == 11)
+        #expect(result.standardError.contains("PIN data"))
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test func recordTakesOneReader() throws {

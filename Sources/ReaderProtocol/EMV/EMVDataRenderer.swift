@@ -5,8 +5,9 @@
 ///   digits; track data (`56`, `57`, `9F6B`) shows as a swiped track does (card number masked,
 ///   expiry and service code); the cardholder name, discretionary data and other cardholder
 ///   data show only their length; PIN data never shows;
-/// - a tag outside the catalogue shows only its length, except inside an FCI template (`6F`,
-///   the answer to SELECT), which EMV fills with application selection data, not cardholder data;
+/// - a tag outside the catalogue shows only its length, except inside an FCI template (`6F`)
+///   that is the data's outermost object — the answer to SELECT, which EMV fills with
+///   application selection data — and outside its issuer discretionary data (`BF0C`);
 /// - everything else (AIDs, labels, AFL, DOLs, CVM lists, country and currency codes, …) is
 ///   shown in full.
 ///
@@ -22,7 +23,8 @@ public struct EMVDataRenderer: Sendable {
 
     /// The descriptions of `objects`, in order, nested as they are.
     public func describe(_ objects: [BERTLV]) -> [EMVDataElementDescription] {
-        let context = Context(insideFileControlInformation: false, currencyExponent: Self.currencyExponent(in: objects))
+        let context = Context(
+            atTopLevel: true, insideFileControlInformation: false, currencyExponent: Self.currencyExponent(in: objects))
         return objects.map { describe($0, context) }
     }
 
@@ -35,6 +37,8 @@ public struct EMVDataRenderer: Sendable {
 
     /// What the values are read with, gathered on the way down.
     struct Context {
+        /// Whether the objects are the data's outermost ones.
+        var atTopLevel: Bool
         /// Inside `6F`: unknown tags are application selection data.
         var insideFileControlInformation: Bool
         /// The minor-unit digits of amounts, from `5F36` or a known currency code in the same data.
@@ -48,8 +52,9 @@ public struct EMVDataRenderer: Sendable {
         switch object.content {
         case .constructed(let children):
             var inner = context
-            inner.insideFileControlInformation =
-                context.insideFileControlInformation || object.tag == EMVTag.fileControlInformationTemplate.tag
+            inner.atTopLevel = false
+            inner.insideFileControlInformation = Self.holdsSelectionData(
+                object.tag, atTopLevel: context.atTopLevel, insideSelectionData: context.insideFileControlInformation)
             description.children = children.map { describe($0, inner) }
         case .primitive(let bytes):
             let protection = known?.protection ?? (context.insideFileControlInformation ? .none : .hidden)
@@ -92,6 +97,15 @@ public struct EMVDataRenderer: Sendable {
         description.value = reading.value
         description.details = reading.details.isEmpty ? nil : reading.details
         description.hex = HexText.string(plain)
+    }
+
+    /// Whether the objects inside a template with `tag` are application selection data, whose
+    /// tags outside the catalogue may be shown: those of an FCI (`6F`) that is the data's
+    /// outermost object — the answer to SELECT (EMV Book 1 §11.3.4) — and of its templates,
+    /// except the issuer's discretionary data (`BF0C`), which the issuer fills as it likes.
+    static func holdsSelectionData(_ tag: BERTag, atTopLevel: Bool, insideSelectionData: Bool) -> Bool {
+        if atTopLevel && tag == EMVTag.fileControlInformationTemplate.tag { return true }
+        return insideSelectionData && tag != EMVTag.fciIssuerDiscretionaryData.tag
     }
 
     /// `5F36` if present, else the exponent of the first known currency code (`5F2A`, `9F42`).

@@ -38,12 +38,19 @@ public struct EMVSessionContext: Sendable {
     {
         let renderer = EMVDataRenderer(revealingCardData: reveal)
         switch command.ins {
+        case 0xA4:
+            // A new selection starts a new transaction: its first GENERATE AC uses CDOL1.
+            generateACCount = 0
+            return command.describedData(revealingCardData: reveal)
         case 0xA8:
             guard var described = command.describedData(revealingCardData: reveal) else { return nil }
             if let pdol, let template = try? BERTLV.parse(command.data).first(withTag: EMVTag.commandTemplate.tag),
                 let values = renderer.describe(template.value, as: pdol), !described.isEmpty
             {
+                // The values by tag, each masked as its tag says; not the template's bytes whole.
                 described[0].children = values
+                described[0].value = nil
+                described[0].hex = nil
             }
             return described
         case 0xAE:

@@ -8,8 +8,12 @@ public struct RecordedCardData: Sendable {
     /// The card numbers found, in order, each once.
     public private(set) var cardNumbers: [PrimaryAccountNumber] = []
     /// Whether the recording holds card data: tracks, card-data tags, tags the catalogue does
-    /// not know outside an FCI, or response data that is not data objects.
+    /// not know outside an FCI, response data that is not data objects, damaged or
+    /// undecodable frames, or PIN data.
     public private(set) var holdsCardData = false
+    /// Whether a command carried PIN data (VERIFY, PIN CHANGE/UNBLOCK): a recording with it
+    /// is never kept, not even when revealing.
+    public private(set) var pinData = false
 
     /// An empty account.
     public init() {}
@@ -22,12 +26,29 @@ public struct RecordedCardData: Sendable {
     /// Whether the recording may be kept without revealing: it holds no card data, or card
     /// data whose every card number is a published test number.
     public var holdsOnlyTestCards: Bool {
-        !holdsCardData || (!cardNumbers.isEmpty && cardNumbers.allSatisfy(TestCardNumbers.contains))
+        !pinData && (!holdsCardData || (!cardNumbers.isEmpty && cardNumbers.allSatisfy(TestCardNumbers.contains)))
     }
 
-    /// Counts one decoded entry.
+    /// Counts one decoded entry. Damage, and frames whose DATA does not decode, count as
+    /// card data whose card cannot be told: their bytes are in the recording all the same.
+    /// So do commands that carry PIN data (``pinData``).
     public mutating func add(_ entry: RecordingDecoder.Entry) {
-        guard case .frame(_, _, .success(.response(let response))) = entry.content else { return }
+        let message: ReaderMessage
+        switch entry.content {
+        case .damage:
+            holdsCardData = true
+            return
+        case .frame(_, _, .failure):
+            holdsCardData = true
+            return
+        case .frame(_, _, .success(let decoded)):
+            message = decoded
+        }
+        if case .command(.iccAPDU(let apdu)) = message, apdu.carriesPINData, !apdu.data.isEmpty {
+            pinData = true
+            holdsCardData = true
+        }
+        guard case .response(let response) = message else { return }
         switch response.body {
         case .magneticStripe(let tracks):
             holdsCardData = true
@@ -38,19 +59,20 @@ public struct RecordedCardData: Sendable {
                 holdsCardData = true
                 return
             }
-            add(objects, insideFileControlInformation: false)
+            add(objects, atTopLevel: true, insideFileControlInformation: false)
         default:
             break
         }
     }
 
-    private mutating func add(_ objects: [BERTLV], insideFileControlInformation: Bool) {
+    private mutating func add(_ objects: [BERTLV], atTopLevel: Bool, insideFileControlInformation: Bool) {
         for object in objects {
             let known = EMVTag.lookup(object.tag)
             switch object.content {
             case .constructed(let children):
-                add(children, insideFileControlInformation: insideFileControlInformation
-                    || object.tag == EMVTag.fileControlInformationTemplate.tag)
+                let selectionData = EMVDataRenderer.holdsSelectionData(
+                    object.tag, atTopLevel: atTopLevel, insideSelectionData: insideFileControlInformation)
+                add(children, atTopLevel: false, insideFileControlInformation: selectionData)
             case .primitive(let value):
                 guard let known else {
                     if !insideFileControlInformation { holdsCardData = true }

@@ -5,7 +5,9 @@ import CardReaderKit
 struct InsertionWaitOption: ParsableArguments {
     @Option(
         name: .customLong("wait"),
-        help: ArgumentHelp("Seconds to wait for a card to be inserted, 0…255 (0: fail at once if the slot is empty).", valueName: "seconds"))
+        help: ArgumentHelp(
+            "Seconds to wait for a card to be inserted, 0…255 (0: fail at once if the slot is empty). Above 0, ICC STATUS asks first whether a card is in the slot (one command more in a scenario's count).",
+            valueName: "seconds"))
     var seconds = 30
 
     var duration: Duration { .seconds(seconds) }

@@ -55,6 +55,11 @@ final class SessionRecording: Sendable {
             return state.packets.sorted { $0.stamp.order < $1.stamp.order }.map(\.packet)
         }
         let cardData = RecordedCardData(packets: packets)
+        guard !cardData.pinData else {
+            StandardStreams.writeError(
+                "readerctl: not writing \(path): the session sent PIN data (VERIFY or PIN CHANGE), which readerctl never writes to a file, not even with --reveal\n")
+            throw ExitStatus.recordingRefused.exitCode
+        }
         guard reveal || cardData.holdsOnlyTestCards else {
             let numbers = cardData.cardNumbers.filter { !TestCardNumbers.contains($0) }.map(\.masked)
             let which = numbers.isEmpty ? "card data whose card cannot be told" : "card \(numbers.joined(separator: ", "))"
@@ -70,7 +75,9 @@ final class SessionRecording: Sendable {
 
             """
         let text = header + (packets.isEmpty ? "" : PacketRecordingText.render(packets))
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        // Owner-only: the file may hold the reader's card data as it was sent (--reveal).
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             StandardStreams.writeError("readerctl: cannot write \(path) (does its directory exist? permissions?)\n")
             throw ExitStatus.unreadableInput.exitCode
         }

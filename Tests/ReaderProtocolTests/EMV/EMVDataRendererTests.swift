@@ -72,6 +72,11 @@ import ReaderProtocol
         #expect(fci.first?.children?.last?.hex == "12 34")
         let record = try describe(hex("70 04 DF 01 01 12"))
         #expect(record.first?.children?.first?.redaction == .hidden)
+        // An FCI nested in a record is no answer to SELECT; an FCI's BF0C is the issuer's.
+        let nested = try describe(hex("70 06 6F 04 DF 01 01 12"))
+        #expect(nested.first?.children?.first?.children?.first?.redaction == .hidden)
+        let issuer = try describe(hex("6F 07 BF 0C 04 DF 01 01 12"))
+        #expect(issuer.first?.children?.first?.children?.first?.redaction == .hidden)
     }
 
     @Test func nonTLVDataIsNotDescribed() {

@@ -23,6 +23,20 @@ import ReaderProtocol
         let template = try #require(described?.first)
         #expect(template.tag == "83")
         #expect(template.children?.map(\.value) == ["12.34", "826 (GB, United Kingdom)", "826 (GBP)", "01 02 03 04"])
+        // Split, the template shows its values by tag, not its bytes whole.
+        #expect(template.value == nil && template.hex == nil)
+    }
+
+    /// A new SELECT starts a new transaction: its first GENERATE AC reads by CDOL1 again.
+    @Test func selectStartsANewTransaction() throws {
+        var session = EMVSessionContext()
+        session.observe(fci)
+        session.observe(record)
+        let first = try CommandAPDU(parsing: hex("80 AE 80 00 0F 00 00 00 00 10 00 80 00 00 80 00 0A 0B 0C 0D 00"))
+        _ = session.describeData(of: first)
+        _ = session.describeData(of: try CommandAPDU(parsing: hex("00 A4 04 00 07 A0 00 00 00 03 10 10 00")))
+        let again = session.describeData(of: first)
+        #expect(again?.map(\.tag) == ["9F02", "95", "9F37"])
     }
 
     @Test func generateACDataReadsByCDOL1ThenCDOL2() throws {

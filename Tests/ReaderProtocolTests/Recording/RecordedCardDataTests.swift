@@ -43,6 +43,34 @@ import ReaderProtocol
         #expect(!data.holdsOnlyTestCards)
     }
 
+    /// A damaged region may hold anything the reader sent: a READ RECORD answer cut short
+    /// by a drop is card data whose card cannot be told.
+    @Test func damageCountsAsCardDataOfAnUnknownCard() throws {
+        let data = RecordedCardData(packets: try packets("packets/damaged-truncated-mtu23.txt"))
+        #expect(data.holdsCardData)
+        #expect(!data.holdsOnlyTestCards)
+    }
+
+    /// VERIFY carries a PIN block (EMV Book 3 §6.5.12): never kept, whatever the card.
+    @Test func aPINBlockIsNeverKept() throws {
+        let verify = try CommandAPDU(parsing: [0x00, 0x20, 0x00, 0x80, 0x08, 0x24, 0x12, 0x34, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        let frame = ReaderCommand.iccAPDU(verify).frame
+        let data = RecordedCardData(packets: [RecordedPacket(direction: .hostToReader, bytes: try frame.encoded(), location: 1)])
+        #expect(data.pinData)
+        #expect(!data.holdsOnlyTestCards)
+    }
+
+    /// Only an outermost FCI is selection data: one nested in a record is not, and neither is
+    /// an FCI's issuer discretionary data (BF0C).
+    @Test func unknownTagsInANestedFCIAreCardData() throws {
+        let nested: [UInt8] = [0x70, 0x07, 0x6F, 0x05, 0xDF, 0x01, 0x02, 0x12, 0x34, 0x90, 0x00]
+        #expect(RecordedCardData(packets: try respond(nested)).holdsCardData)
+        let discretionary: [UInt8] = [0x6F, 0x0A, 0xA5, 0x08, 0xBF, 0x0C, 0x05, 0xDF, 0x01, 0x02, 0x12, 0x34, 0x90, 0x00]
+        #expect(RecordedCardData(packets: try respond(discretionary)).holdsCardData)
+        let selection: [UInt8] = [0x6F, 0x07, 0xA5, 0x05, 0xDF, 0x01, 0x02, 0x12, 0x34, 0x90, 0x00]
+        #expect(!RecordedCardData(packets: try respond(selection)).holdsCardData)
+    }
+
     /// Every published test number is a well-formed card number that passes the Luhn check
     /// (ISO/IEC 7812-1 Annex B), as the lists they come from say.
     @Test func testCardNumbersAreWellFormed() throws {
