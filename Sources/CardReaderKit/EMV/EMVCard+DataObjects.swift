@@ -15,9 +15,9 @@ extension EMVCard {
         // separator.
         let digits =
             if let applicationPAN = value(.applicationPAN) {
-                Self.digits(of: applicationPAN, endingWith: 0xF)
+                CompressedNumeric.digits(of: applicationPAN, endingWith: 0xF)
             } else {
-                track2.flatMap { Self.digits(of: $0, endingWith: 0xD) }
+                track2.flatMap { CompressedNumeric.digits(of: $0, endingWith: 0xD) }
             }
         guard let digits, let pan = try? PrimaryAccountNumber(digits: digits) else {
             throw .invalidCardData("no valid card number in 5A or 57")
@@ -36,28 +36,6 @@ extension EMVCard {
             cardholderName: value(.cardholderName).flatMap { try? CardholderName(characters: Self.trimmingSpaces($0)) },
             panSequenceNumber: value(.applicationPANSequenceNumber).flatMap { $0.withUnsafeBytes { $0.first } },
             fileControlInformation: fileControlInformation, processingOptions: processingOptions, records: records)
-    }
-
-    /// The decimal digits (ASCII) of packed-BCD `bytes` up to the first `end` nibble: a 5A's
-    /// F padding (which may be absent), after which only F follows, or a 57's D separator
-    /// (which must be there), after which only digits (expiry, service code, discretionary
-    /// data) and F padding follow. Nil when a nibble breaks that.
-    private static func digits(of bytes: SensitiveBytes, endingWith end: UInt8) -> SensitiveBytes? {
-        var digits = SensitiveBytes(capacity: 2 * bytes.count)
-        var ended = false
-        func take(_ nibble: UInt8) -> Bool {
-            if ended { return nibble == 0xF || (end == 0xD && nibble <= 9) }
-            if nibble <= 9 {
-                digits.append(0x30 + nibble)
-            } else if nibble == end {
-                ended = true
-            } else {
-                return false
-            }
-            return true
-        }
-        let valid = bytes.withUnsafeBytes { raw in raw.allSatisfy { take($0 >> 4) && take($0 & 0x0F) } }
-        return valid && (ended || end == 0xF) ? digits : nil
     }
 
     /// 5F24, `YYMMDD` in BCD.

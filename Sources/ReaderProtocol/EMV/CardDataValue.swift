@@ -23,7 +23,7 @@ enum CardDataValue {
     static func primaryAccountNumber(_ bytes: SensitiveBytes, reading: EMVValueReading) -> PrimaryAccountNumber? {
         switch reading {
         case .primaryAccountNumber:
-            guard let digits = digits(ofPAN: bytes) else { return nil }
+            guard let digits = CompressedNumeric.digits(of: bytes, endingWith: 0xF) else { return nil }
             return try? PrimaryAccountNumber(digits: digits)
         case .track2:
             return track2Characters(bytes).flatMap { try? Track2(parsing: $0) }?.primaryAccountNumber
@@ -52,26 +52,6 @@ enum CardDataValue {
         if let expiry { parts.append("expiry \(expiry.yymm)") }
         if let serviceCode { parts.append("service code \(serviceCode)") }
         return parts.joined(separator: ", ")
-    }
-
-    /// The ASCII digits of a compressed-numeric PAN: digits, then only `F` padding.
-    private static func digits(ofPAN bytes: SensitiveBytes) -> SensitiveBytes? {
-        var digits = SensitiveBytes(capacity: 2 * bytes.count)
-        var ended = false
-        let valid = bytes.withUnsafeBytes { raw in
-            raw.allSatisfy { byte in
-                [byte >> 4, byte & 0x0F].allSatisfy { nibble in
-                    if nibble == 0xF {
-                        ended = true
-                        return true
-                    }
-                    guard nibble <= 9, !ended else { return false }
-                    digits.append(0x30 + nibble)
-                    return true
-                }
-            }
-        }
-        return valid ? digits : nil
     }
 
     /// Track 2 equivalent data as the characters of a track 2 (`;`, digits, `=` for `D`, `?`):

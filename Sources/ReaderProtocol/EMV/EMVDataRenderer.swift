@@ -57,7 +57,7 @@ public struct EMVDataRenderer: Sendable {
                 object.tag, atTopLevel: context.atTopLevel, insideSelectionData: context.insideFileControlInformation)
             description.children = children.map { describe($0, inner) }
         case .primitive(let bytes):
-            let protection = known?.protection ?? (context.insideFileControlInformation ? .none : .hidden)
+            let protection = Self.protection(of: object.tag, insideSelectionData: context.insideFileControlInformation)
             fill(&description, bytes, reading: known?.reading ?? .binary, protection: protection, context)
         }
         return description
@@ -97,6 +97,12 @@ public struct EMVDataRenderer: Sendable {
         description.value = reading.value
         description.details = reading.details.isEmpty ? nil : reading.details
         description.hex = HexText.string(plain)
+    }
+
+    /// How much of `tag`'s value may be shown: the catalogue's word, and for a tag outside it,
+    /// nothing but its length unless it is application selection data.
+    static func protection(of tag: BERTag, insideSelectionData: Bool) -> CardDataProtection {
+        EMVTag.lookup(tag)?.protection ?? (insideSelectionData ? .none : .hidden)
     }
 
     /// Whether the objects inside a template with `tag` are application selection data, whose

@@ -67,20 +67,21 @@ public struct RecordedCardData: Sendable {
 
     private mutating func add(_ objects: [BERTLV], atTopLevel: Bool, insideFileControlInformation: Bool) {
         for object in objects {
-            let known = EMVTag.lookup(object.tag)
             switch object.content {
             case .constructed(let children):
                 let selectionData = EMVDataRenderer.holdsSelectionData(
                     object.tag, atTopLevel: atTopLevel, insideSelectionData: insideFileControlInformation)
                 add(children, atTopLevel: false, insideFileControlInformation: selectionData)
             case .primitive(let value):
-                guard let known else {
-                    if !insideFileControlInformation { holdsCardData = true }
-                    continue
-                }
-                guard known.protection != .none else { continue }
+                // What the renderer would mask is card data.
+                let protection = EMVDataRenderer.protection(of: object.tag, insideSelectionData: insideFileControlInformation)
+                guard protection != .none else { continue }
                 holdsCardData = true
-                if let pan = CardDataValue.primaryAccountNumber(value, reading: known.reading) { found(pan) }
+                if let reading = EMVTag.lookup(object.tag)?.reading,
+                    let pan = CardDataValue.primaryAccountNumber(value, reading: reading)
+                {
+                    found(pan)
+                }
             }
         }
     }

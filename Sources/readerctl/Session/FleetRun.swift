@@ -6,8 +6,9 @@ import Logging
 /// Runs one operation on every reader the options name — several `--reader`s, `--all`, or
 /// the emulated reader — side by side over one D-Bus connection: every reader connects
 /// first, then the operations run, at most `maxParallel` at once, and each reader
-/// disconnects when its own is done; one reader's failure does not stop the others. Ctrl-C cancels every operation (each reader gets CANCEL, or
-/// `CAN CAN` during a firmware transfer).
+/// disconnects when its own is done; one reader's failure does not stop the others.
+/// Ctrl-C cancels every operation (each reader gets CANCEL, or `CAN CAN` during a firmware
+/// transfer).
 enum FleetRun {
     /// One reader's result.
     struct Outcome<Value: Sendable>: Sendable {
@@ -67,22 +68,26 @@ enum FleetRun {
             // never has to be made while other readers' transfers load the radio; then the
             // operations run side by side.
             let connectTimeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
-            let connected = await withTaskGroup(of: (Int, Target<Value>).self) { group in
+            let sessions = await withTaskGroup(of: (Int, Session<Value>).self) { group in
+                var sessions: [Int: Session<Value>] = [:]
                 for (index, target) in targets.enumerated() {
-                    guard case .device(let device) = target else { continue }
-                    let connector = fleet.connector(for: device, timeout: .seconds(30))
-                    group.addTask { (index, await connect(connector, logger: logger, within: connectTimeout)) }
+                    switch target {
+                    case .device(let device):
+                        let connector = fleet.connector(for: device, timeout: .seconds(30))
+                        group.addTask { (index, await connect(connector, logger: logger, within: connectTimeout)) }
+                    case .missing(let outcome):
+                        sessions[index] = .ended(outcome)
+                    }
                 }
-                var connected = targets
-                for await (index, target) in group { connected[index] = target }
-                return connected
+                for await (index, session) in group { sessions[index] = session }
+                return sessions.sorted { $0.key < $1.key }.map(\.value)
             }
             let parallel = max(1, maxParallel)
             let outcomes = await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
                 var results: [(Int, Outcome<Value>)] = []
-                for (index, target) in connected.enumerated() {
+                for (index, session) in sessions.enumerated() {
                     if index >= parallel, let finished = await group.next() { results.append(finished) }
-                    group.addTask { (index, await run(target, operation)) }
+                    group.addTask { (index, await run(session, operation)) }
                 }
                 for await finished in group { results.append(finished) }
                 return results.sorted { $0.0 < $1.0 }.map(\.1)
@@ -101,38 +106,40 @@ enum FleetRun {
         }
     }
 
-    /// A reader to operate on: found, connected, or an outcome already (not found, could
-    /// not connect).
-    private enum Target<Value: Sendable>: Sendable {
+    /// A reader the options name: found, or an outcome already (not found).
+    private enum Target<Value: Sendable> {
         case device(BluetoothDeviceInfo)
-        case connected(String, CardReader)
         case missing(Outcome<Value>)
+    }
+
+    /// A reader ready to operate on, or an outcome already (not found, could not connect).
+    private enum Session<Value: Sendable>: Sendable {
+        case ready(String, CardReader)
+        case ended(Outcome<Value>)
     }
 
     /// Connects a reader of the fleet.
     private static func connect<Value: Sendable>(
         _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
-    ) async -> Target<Value> {
+    ) async -> Session<Value> {
         let label = connector.readerDescription
         let reader = CardReader(connector: connector, logger: logger)
         do throws(CardReaderError) {
             try await reader.connect(timeout: timeout)
-            return .connected(label, reader)
+            return .ready(label, reader)
         } catch {
-            return .missing(Outcome(label: label, result: .failure(error)))
+            return .ended(Outcome(label: label, result: .failure(error)))
         }
     }
 
     /// Operates on a connected reader, then disconnects it.
     private static func run<Value: Sendable>(
-        _ target: Target<Value>, _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
+        _ session: Session<Value>, _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
-        switch target {
-        case .missing(let outcome):
+        switch session {
+        case .ended(let outcome):
             return outcome
-        case .device(let device):
-            return Outcome(label: device.summary, result: .failure(.notConnected))
-        case .connected(let label, let reader):
+        case .ready(let label, let reader):
             do throws(CardReaderError) {
                 let value = try await operation(label, reader)
                 await reader.disconnect()
@@ -150,6 +157,6 @@ enum FleetRun {
         _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
         let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
-        return await run(await connect(connector, logger: logger, within: timeout) as Target<Value>, operation)
+        return await run(await connect(connector, logger: logger, within: timeout) as Session<Value>, operation)
     }
 }

@@ -16,10 +16,8 @@ enum ReaderRun {
         _ operation: @escaping @Sendable (CardReader) async throws(CardReaderError) -> Result
     ) async throws -> Result {
         let recording = output.record.map { SessionRecording(path: $0, command: CommandLine.arguments.dropFirst().first ?? "") }
-        let connector: any ReaderConnector =
-            if let recording { RecordingConnector(connector: try options.connector(), recording: recording) } else {
-                try options.connector()
-            }
+        let direct = try options.connector()
+        let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
         var logger = Logger(label: "readerctl")
         logger.logLevel = options.verbose ? .trace : .warning
         let reader = CardReader(connector: connector, logger: logger)
