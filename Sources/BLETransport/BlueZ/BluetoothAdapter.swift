@@ -72,7 +72,7 @@ public struct BluetoothAdapter: Sendable {
         let known = try await knownDevices()
         let (stream, continuation) = AsyncStream.makeStream(of: BluetoothDeviceInfo.self)
         let adapterPath = path
-        let pump = Task {
+        let pump = Task(executorPreference: session.connection.executor) {
             await DeviceTracker.follow(events: events, known: known, adapterPath: adapterPath) { update in
                 if case .success(let device) = update { continuation.yield(device) }
             }

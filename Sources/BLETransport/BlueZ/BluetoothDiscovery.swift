@@ -50,7 +50,7 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
         session.logger.debug("discovery started", metadata: ["adapter": "\(adapter.name)", "filter": "\(filter.summary)"])
 
         let (stream, continuation) = AsyncStream.makeStream(of: Result<BluetoothDeviceInfo, BluetoothError>.self)
-        let pump = Task {
+        let pump = Task(executorPreference: session.connection.executor) {
             await DeviceTracker.follow(events: events, known: known, adapterPath: adapter.path) { update in
                 switch update {
                 case .success(let device) where !filter.matches(device): break

@@ -64,7 +64,7 @@ public actor GattConnection {
         let sink = self.sink
         route = try await session.signals.route(
             under: path, deliver: { sink.receive($0) }, end: { sink.finishControl() })
-        pump = Task { [weak self] in
+        pump = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in sink.control {
                 guard let self else { return }
                 await self.handle(event)

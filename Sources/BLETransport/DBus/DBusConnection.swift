@@ -41,14 +41,14 @@ public final class DBusConnection: Sendable {
         let calls = loop.incomingCalls
         // The router: takes incoming method calls in arrival order and hands each to the
         // worker of its object. Ends when the dispatch thread finishes the stream.
-        Task {
+        Task(executorPreference: loop) {
             for await call in calls { objects.route(call) }
             objects.close()
         }
     }
 
     deinit {
-        loop.enqueue { $0.requestStop() }
+        loop.perform { $0.requestStop() }
     }
 
     /// Connects to the system bus (honouring `DBUS_SYSTEM_BUS_ADDRESS`) on a private
@@ -72,6 +72,13 @@ public final class DBusConnection: Sendable {
         return DBusConnection(loop: loop, info: info, logger: logger)
     }
 
+    /// The connection's dispatch thread as a task executor. A task that makes many calls
+    /// or follows signals runs here with `withTaskExecutorPreference(_:operation:)`: a
+    /// reply or signal then resumes it on the thread that read it, with no thread switch,
+    /// as a blocking libdbus call would. Its work must not block; once the connection has
+    /// closed, its jobs run on the global executor.
+    public var executor: any TaskExecutor { loop }
+
     /// Whether the connection is still open.
     public var isConnected: Bool { !loop.isTerminated }
 
@@ -79,7 +86,7 @@ public final class DBusConnection: Sendable {
     /// signal streams finish, exported objects stop; returns after the dispatch thread
     /// has exited.
     public func close() async {
-        loop.enqueue { $0.requestStop() }
+        loop.perform { $0.requestStop() }
         await loop.waitForTermination()
         objects.close()
     }
@@ -121,11 +128,11 @@ public final class DBusConnection: Sendable {
         let call = DBusPendingCall(message, timeout: timeout)
         let loop = self.loop
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 call.install(continuation)
                 if !afterQueuedCommands {
                     loop.sendCall(message, call)
-                } else if !loop.enqueue({ [message] in $0.sendCall(message, call) }) {
+                } else if !loop.perform({ [message] in $0.sendCall(message, call) }) {
                     call.finish(.failure(.disconnected(loop.terminationReason)))
                 }
             }
@@ -192,7 +199,7 @@ public final class DBusConnection: Sendable {
         let id = nextSubscriptionID.wrappingAdd(1, ordering: .relaxed).oldValue
         let loop = self.loop
         // Registered locally first, so nothing the daemon sends after AddMatch is lost.
-        guard loop.enqueue({ $0.addSubscription(id, .init(rule: rule, deliver: deliver, end: end)) }) else {
+        guard loop.perform({ $0.addSubscription(id, .init(rule: rule, deliver: deliver, end: end)) }) else {
             end()
             throw .disconnected(loop.terminationReason)
         }
@@ -203,7 +210,7 @@ public final class DBusConnection: Sendable {
                     member: "AddMatch", body: [.string(rule.description)]),
                 timeout: Self.defaultTimeout, afterQueuedCommands: true)
         } catch {
-            loop.enqueue { $0.removeSubscription(id, removeMatch: false) }
+            loop.perform { $0.removeSubscription(id, removeMatch: false) }
             throw error
         }
         return DBusSignalSubscription(loop: loop, id: id)
@@ -212,7 +219,7 @@ public final class DBusConnection: Sendable {
     /// The number of live signal subscriptions (for tests and diagnostics).
     func subscriptionCount() async -> Int {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            if !loop.enqueue({ continuation.resume(returning: $0.subscriptionCount) }) {
+            if !loop.perform({ continuation.resume(returning: $0.subscriptionCount) }) {
                 continuation.resume(returning: 0)
             }
         }

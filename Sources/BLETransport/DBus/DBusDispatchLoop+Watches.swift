@@ -55,13 +55,13 @@ extension DBusConnection {
     /// keeps ownership of `fd` and must not close it while it is watched.
     package func watch(_ fd: Int32, events: Int16, handler: @escaping @Sendable (Int16) -> Bool) {
         let watch = DBusDispatchLoop.FileWatch(events: events, handler: handler)
-        if !loop.enqueue({ $0.addWatch(fd, watch) }) { _ = handler(Int16(POLLHUP)) }
+        if !loop.perform({ $0.addWatch(fd, watch) }) { _ = handler(Int16(POLLHUP)) }
     }
 
     /// Stops polling `fd`, then runs `then` on the dispatch thread (where closing it is
     /// safe), or at once when the connection has ended.
     package func unwatch(_ fd: Int32, then: @escaping @Sendable () -> Void) {
-        if !loop.enqueue({
+        if !loop.perform({
             $0.removeWatch(fd)
             then()
         }) {

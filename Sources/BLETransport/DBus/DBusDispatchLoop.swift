@@ -29,9 +29,10 @@ struct DBusConnectInfo: Sendable {
 ///   connections), registering it in ``Outbound`` under the same lock, so its reply, read
 ///   on the dispatch thread, always finds it. The dispatch thread is woken only when it
 ///   must look at the new deadline or write what libdbus could not.
-/// - Everything else reaches the loop through ``enqueue(_:)``: it appends a command
-///   (a closure run on the dispatch thread) to a mutex-protected queue and writes a byte
-///   to a wake-up pipe that the thread polls alongside the connection's socket.
+/// - Everything else reaches the loop through ``perform(_:)``: it appends a command
+///   (a closure run on the dispatch thread) to a mutex-protected queue and, if the thread
+///   sleeps, writes a byte to a wake-up pipe that it polls alongside the connection's
+///   socket. Jobs of tasks that prefer the loop as their executor queue the same way.
 /// - Results go back by resuming continuations (``DBusPendingCall``) and yielding to
 ///   `AsyncStream` continuations, both of which are thread-safe.
 final class DBusDispatchLoop: @unchecked Sendable {
@@ -48,8 +49,20 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
     // MARK: Shared state (mutex-protected, any thread)
 
+    /// What the dispatch thread runs, in the order it was queued: the loop's own commands,
+    /// and jobs of tasks that prefer this loop as their executor (see
+    /// `DBusDispatchLoop+Executor.swift`).
+    enum Work {
+        case command(Command)
+        case job(UnownedJob)
+    }
+
     private struct Shared {
-        var commands: [Command] = []
+        var work: [Work] = []
+        /// The thread is about to poll, or polling, with nothing queued: queueing work must
+        /// wake it. While it is awake it finds new work before it polls again, so queueing
+        /// costs no system call.
+        var sleeping = false
         var terminated = false
         var terminationReason: String?
         var terminationWaiters: [CheckedContinuation<Void, Never>] = []
@@ -93,7 +106,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
     /// Sockets polled beside the bus (acquired GATT sockets), by descriptor.
     var watches: [Int32: FileWatch] = [:]
     var watchesChanged = false
-    private var runnableCommands: [Command] = []
+    private var runnableWork: [Work] = []
     var stopRequested = false
     var lostConnection = false
 
@@ -142,11 +155,19 @@ final class DBusDispatchLoop: @unchecked Sendable {
     /// Queues `command` for the dispatch thread. Returns false (and drops the command)
     /// when the loop has terminated.
     @discardableResult
-    func enqueue(_ command: @escaping Command) -> Bool {
+    func perform(_ command: @escaping Command) -> Bool {
+        submit(.command(command))
+    }
+
+    /// Queues `work`, waking the thread if it sleeps; false when the loop has terminated.
+    func submit(_ work: Work) -> Bool {
         shared.withLock { shared in
             guard !shared.terminated else { return false }
-            shared.commands.append(command)
-            writeWakeByte()
+            shared.work.append(work)
+            if shared.sleeping {
+                shared.sleeping = false
+                writeWakeByte()
+            }
             return true
         }
     }
@@ -183,6 +204,9 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
     }
 
+    /// The dispatch thread, once it runs.
+    let thread = Locked<pthread_t?>(nil)
+
     // MARK: Commands (dispatch thread)
 
     func requestStop() {
@@ -192,6 +216,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
     // MARK: The thread
 
     private func run(_ target: DBusConnectTarget, onReady: (Result<DBusConnectInfo, DBusError>) -> Void) {
+        thread.withLock { $0 = pthread_self() }
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -278,7 +303,17 @@ final class DBusDispatchLoop: @unchecked Sendable {
             let wantsWrite = dbus_connection_has_messages_to_send(connection) != 0
             pollFDs[1].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
             for index in pollFDs.indices { pollFDs[index].revents = 0 }
-            let result = poll(&pollFDs, nfds_t(pollFDs.count), nextPollTimeout())
+            // With work queued the thread does not sleep: the bus is read at the top of the
+            // loop anyway, and watched sockets get a look that does not wait, so they do
+            // not starve behind a stream of jobs.
+            let timeout = nextPollTimeout()
+            let sleeps = shared.withLock { shared -> Bool in
+                shared.sleeping = shared.work.isEmpty
+                return shared.sleeping
+            }
+            if !sleeps && pollFDs.count == 2 { continue }
+            let result = poll(&pollFDs, nfds_t(pollFDs.count), sleeps ? timeout : 0)
+            if sleeps { shared.withLock { $0.sleeping = false } }
             if result < 0 && errno != EINTR {
                 lostConnection = true
                 return "poll failed: errno \(errno)"
@@ -295,9 +330,9 @@ final class DBusDispatchLoop: @unchecked Sendable {
     /// Swaps the queue with an empty one that keeps its capacity, so queueing allocates
     /// nothing once both have grown.
     private func runCommands() {
-        shared.withLock { shared in swap(&shared.commands, &runnableCommands) }
-        for command in runnableCommands { command(self) }
-        runnableCommands.removeAll(keepingCapacity: true)
+        shared.withLock { shared in swap(&shared.work, &runnableWork) }
+        for work in runnableWork { run(work) }
+        runnableWork.removeAll(keepingCapacity: true)
     }
 
     private func drainWakePipe() {
@@ -336,14 +371,14 @@ final class DBusDispatchLoop: @unchecked Sendable {
         let (leftovers, waiters) = shared.withLock { shared in
             shared.terminated = true
             shared.terminationReason = reason
-            let result = (shared.commands, shared.terminationWaiters)
-            shared.commands.removeAll()
+            let result = (shared.work, shared.terminationWaiters)
+            shared.work.removeAll()
             shared.terminationWaiters.removeAll()
             return result
         }
         // Commands queued before termination run against the dead loop and fail their
-        // callers with `.disconnected`.
-        for command in leftovers { command(self) }
+        // callers with `.disconnected`; jobs move to the global executor.
+        for work in leftovers { runAfterTermination(work) }
         close(wakeRead)
         close(wakeWrite)
         incomingContinuation.finish()

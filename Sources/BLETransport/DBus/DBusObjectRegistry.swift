@@ -43,7 +43,7 @@ final class DBusObjectRegistry: Sendable {
 
     func makeObject(at path: DBusObjectPath) -> ExportedObject {
         let (stream, inbox) = AsyncStream.makeStream(of: DBusMessage.self)
-        let worker = Task { [weak self] in
+        let worker = Task(executorPreference: loop) { [weak self] in
             for await call in stream {
                 guard let self else { return }
                 await self.handle(call, at: path)

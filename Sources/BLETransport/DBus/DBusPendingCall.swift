@@ -4,9 +4,11 @@
 /// It is finished exactly once, by whichever comes first: the dispatch thread (reply,
 /// error reply, deadline, connection loss) or the caller's task-cancellation handler.
 /// The result may arrive before the caller's continuation is installed (cancellation
-/// racing with the start of the call); it is then kept and delivered on `install`.
+/// racing with the start of the call); it is then kept and delivered on `install`. The
+/// state's lock makes the continuation resume exactly once, so it need not be a checked
+/// one (which costs an allocation per call).
 final class DBusPendingCall: Sendable {
-    typealias Continuation = CheckedContinuation<Result<DBusMessage, DBusError>, Never>
+    typealias Continuation = UnsafeContinuation<Result<DBusMessage, DBusError>, Never>
 
     let deadline: ContinuousClock.Instant
     private let call: (destination: String?, path: DBusObjectPath?, interface: String?, member: String?)

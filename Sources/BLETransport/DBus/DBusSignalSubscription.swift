@@ -8,6 +8,6 @@ package struct DBusSignalSubscription: Sendable {
     /// Removes the handler and the daemon's rule (RemoveMatch). Idempotent.
     package func cancel() {
         let id = self.id
-        loop.enqueue { $0.removeSubscription(id, removeMatch: true) }
+        loop.perform { $0.removeSubscription(id, removeMatch: true) }
     }
 }

@@ -61,6 +61,10 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         transport = Transport(notifications: notifications.transport, writes: writer.transport)
     }
 
+    /// The D-Bus connection's dispatch thread, which reads the notifications and the
+    /// replies to writes.
+    public var executor: (any TaskExecutor)? { session.connection.executor }
+
     /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write acquired-socket)`.
     public var description: String { "\(device.summary) over BlueZ (\(transport))" }
 

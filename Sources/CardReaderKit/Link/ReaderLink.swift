@@ -23,6 +23,17 @@ public protocol ReaderLink: Sendable {
 
     /// Ends the link (disconnects). Idempotent; ``inbound`` finishes.
     func close() async
+
+    /// The executor whose thread fills ``inbound`` and completes writes, if the link has
+    /// one: the reader session runs its inbound and write tasks there, so a notification
+    /// reaches the frame decoder, and a write's completion its writer, on the thread that
+    /// read it. Its work must not block. Nil (the default): the global executor.
+    var executor: (any TaskExecutor)? { get }
+}
+
+extension ReaderLink {
+    /// No executor of its own: the reader session's tasks run on the global executor.
+    public var executor: (any TaskExecutor)? { nil }
 }
 
 /// Opens links to one reader: over BlueZ, or to an emulated reader.

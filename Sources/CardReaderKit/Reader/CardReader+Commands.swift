@@ -158,7 +158,7 @@ extension CardReader {
     func write(bytes: [UInt8]) async throws(CardReaderError) {
         guard let link else { throw .notConnected }
         let previous = writeTail
-        let task = Task<Result<Void, CardReaderError>, Never> {
+        let task = Task<Result<Void, CardReaderError>, Never>(executorPreference: link.executor) {
             await previous?.value
             let size = max(1, await link.maximumWriteLength)
             var start = 0

@@ -304,7 +304,7 @@ public actor CardReader {
         let current = generation
         decoder.reset()
         unansweredCancels = 0
-        inboundTask = Task { [weak self] in
+        inboundTask = Task(executorPreference: link.executor) { [weak self] in
             for await item in link.inbound {
                 await self?.receive(item, generation: current)
             }
