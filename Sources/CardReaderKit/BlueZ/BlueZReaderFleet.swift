@@ -88,7 +88,8 @@ public actor BlueZReaderFleet {
         return matched
     }
 
-    /// A connector to `device` over this fleet's connection, for a ``CardReader``.
+    /// A connector to `device` over this fleet's connection, for a ``CardReader``. Each
+    /// connection set-up it makes has `timeout` from its turn among the fleet's set-ups.
     public nonisolated func connector(for device: BluetoothDeviceInfo, timeout: Duration = .seconds(30)) -> FleetReaderConnector {
         FleetReaderConnector(fleet: self, device: device, timeout: timeout)
     }
@@ -101,19 +102,24 @@ public actor BlueZReaderFleet {
         public var result: Result<CardReader, CardReaderError>
     }
 
-    /// Connects to every device at once, each within `timeout`; the outcomes in the
-    /// devices' order.
+    /// Connects to every device at once; the outcomes in the devices' order. Set-ups take
+    /// turns, and each has `timeout` from its turn, so the last may end up to
+    /// `devices.count` × `timeout` after the call; each reader's connection (and
+    /// reconnection) bound is at least that.
     public func connectAll(
         _ devices: [BluetoothDeviceInfo], timeout: Duration = .seconds(15),
         configuration: CardReader.Configuration = CardReader.Configuration()
     ) async -> [ConnectionOutcome] {
-        await withTaskGroup(of: (Int, ConnectionOutcome).self) { group in
+        var configuration = configuration
+        configuration.connectTimeout = max(configuration.connectTimeout, Self.queuedBound(timeout, readers: devices.count))
+        let bound = configuration.connectTimeout
+        return await withTaskGroup(of: (Int, ConnectionOutcome).self) { group in
             for (index, device) in devices.enumerated() {
                 let reader = CardReader(
                     connector: connector(for: device, timeout: timeout), configuration: configuration, logger: logger)
                 group.addTask {
                     do throws(CardReaderError) {
-                        try await reader.connect(timeout: timeout)
+                        try await reader.connect(timeout: bound)
                         return (index, ConnectionOutcome(device: device, result: .success(reader)))
                     } catch {
                         return (index, ConnectionOutcome(device: device, result: .failure(error)))
@@ -126,6 +132,12 @@ public actor BlueZReaderFleet {
         }
     }
 
+    /// How long a reader of `readers` may take to connect when each set-up has `timeout`
+    /// from its turn: a turn behind every other set-up, then its own.
+    public nonisolated static func queuedBound(_ timeout: Duration, readers: Int) -> Duration {
+        timeout * max(1, readers)
+    }
+
     /// Closes the D-Bus connection; links still open through it drop.
     public func close() async {
         await adapter.session.close()
@@ -136,7 +148,6 @@ public actor BlueZReaderFleet {
     /// A link to `device`: directly when BlueZ knows the device, else after a discovery
     /// finds it again (a reader whose device object BlueZ has dropped).
     func openLink(to device: BluetoothDeviceInfo, timeout: Duration) async throws(LinkError) -> BlueZReaderLink {
-        let deadline = ContinuousClock.now + timeout
         let filter = DiscoveryFilter(address: device.address)
         var target: BluetoothDeviceInfo?
         do throws(BluetoothError) {
@@ -158,9 +169,11 @@ public actor BlueZReaderFleet {
             _ = await withCheckedContinuation { connectGate.enqueue(ticket, $0) }
         }
         defer { connectGate.release() }
+        // The set-up's own bound starts with its turn: waiting behind the others' set-ups
+        // (each bounded the same way) does not use it up.
         do throws(BluetoothError) {
             return try await BlueZReaderConnector.openLink(
-                to: target, on: adapter, until: deadline, attempts: 3, valueTransport: valueTransport,
+                to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport,
                 maximumMTU: maximumMTU, ownsSession: false, logger: logger)
         } catch {
             throw LinkError(error)

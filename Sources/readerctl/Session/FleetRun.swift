@@ -68,13 +68,14 @@ enum FleetRun {
             // never has to be made while other readers' transfers load the radio; then the
             // operations run side by side.
             let connectTimeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
+            let bound = BlueZReaderFleet.queuedBound(connectTimeout, readers: targets.count)
             let sessions = await withTaskGroup(of: (Int, Session<Value>).self) { group in
                 var sessions: [Int: Session<Value>] = [:]
                 for (index, target) in targets.enumerated() {
                     switch target {
                     case .device(let device):
-                        let connector = fleet.connector(for: device, timeout: .seconds(30))
-                        group.addTask { (index, await connect(connector, logger: logger, within: connectTimeout)) }
+                        let connector = fleet.connector(for: device, timeout: connectTimeout)
+                        group.addTask { (index, await connect(connector, logger: logger, within: bound)) }
                     case .missing(let outcome):
                         sessions[index] = .ended(outcome)
                     }
@@ -118,12 +119,13 @@ enum FleetRun {
         case ended(Outcome<Value>)
     }
 
-    /// Connects a reader of the fleet.
+    /// Connects a reader of the fleet; `timeout` also bounds its reconnections (after a
+    /// firmware update's restart).
     private static func connect<Value: Sendable>(
         _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
     ) async -> Session<Value> {
         let label = connector.readerDescription
-        let reader = CardReader(connector: connector, logger: logger)
+        let reader = CardReader(connector: connector, configuration: CardReader.Configuration(connectTimeout: timeout), logger: logger)
         do throws(CardReaderError) {
             try await reader.connect(timeout: timeout)
             return .ready(label, reader)

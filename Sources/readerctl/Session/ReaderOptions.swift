@@ -28,7 +28,9 @@ struct ReaderOptions: ParsableArguments {
         valueName: "bytes"))
     var mtu: Int?
 
-    @Option(help: ArgumentHelp("Seconds to find and connect to the reader.", valueName: "seconds"))
+    @Option(help: ArgumentHelp(
+        "Seconds to find and connect to the reader. With several readers, connections are set up one at a time and each has these seconds from its turn.",
+        valueName: "seconds"))
     var connectTimeout = 5.0
 
     @Option(help: ArgumentHelp(
