@@ -31,9 +31,11 @@ public actor BlueZReaderFleet {
 
     private let adapter: BluetoothAdapter
     private let logger: Logger
-    /// One discovery at a time, and one connection set-up at a time, in arrival order.
+    /// One discovery at a time, and one first connection set-up at a time, in arrival order.
     private var discoveryGate = CommandGate()
     private var connectGate = CommandGate()
+    /// Readers (by address) this fleet has had a link to: they reconnect without a turn.
+    private var linkedBefore: Set<String> = []
 
     private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, maximumMTU: Int, logger: Logger) {
         self.adapter = adapter
@@ -88,8 +90,9 @@ public actor BlueZReaderFleet {
         return matched
     }
 
-    /// A connector to `device` over this fleet's connection, for a ``CardReader``. Each
-    /// connection set-up it makes has `timeout` from its turn among the fleet's set-ups.
+    /// A connector to `device` over this fleet's connection, for a ``CardReader``. Its first
+    /// connection set-up has `timeout` from its turn among the fleet's first set-ups; later
+    /// ones (reconnections) start at once, each within `timeout`.
     public nonisolated func connector(for device: BluetoothDeviceInfo, timeout: Duration = .seconds(30)) -> FleetReaderConnector {
         FleetReaderConnector(fleet: self, device: device, timeout: timeout)
     }
@@ -102,8 +105,8 @@ public actor BlueZReaderFleet {
         public var result: Result<CardReader, CardReaderError>
     }
 
-    /// Connects to every device at once; the outcomes in the devices' order. Set-ups take
-    /// turns, and each has `timeout` from its turn, so the last may end up to
+    /// Connects to every device at once; the outcomes in the devices' order. First set-ups
+    /// take turns, and each has `timeout` from its turn, so the last may end up to
     /// `devices.count` × `timeout` after the call; each reader's connection (and
     /// reconnection) bound is at least that.
     public func connectAll(
@@ -162,19 +165,25 @@ public actor BlueZReaderFleet {
         guard let target else {
             throw LinkError(BluetoothError.deviceNotFound(filter.summary, after: timeout))
         }
-        // One connection set-up at a time: the controller creates one LE connection at a
-        // time anyway, and bluetoothd resolves services faster without competing set-ups.
-        if !connectGate.tryAcquire() {
+        // First connections take turns: the controller creates one LE connection at a time
+        // anyway, and bluetoothd resolves services faster without competing set-ups. A
+        // reader coming back (restarted after a firmware update, or after a drop) connects
+        // at once: readers come back when they will, and one whose reader has not yet
+        // advertised again must not hold up another's return, nor wait behind it.
+        let takesTurn = !linkedBefore.contains(target.address)
+        if takesTurn, !connectGate.tryAcquire() {
             let ticket = connectGate.takeTicket()
             _ = await withCheckedContinuation { connectGate.enqueue(ticket, $0) }
         }
-        defer { connectGate.release() }
+        defer { if takesTurn { connectGate.release() } }
         // The set-up's own bound starts with its turn: waiting behind the others' set-ups
         // (each bounded the same way) does not use it up.
         do throws(BluetoothError) {
-            return try await BlueZReaderConnector.openLink(
+            let link = try await BlueZReaderConnector.openLink(
                 to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport,
                 maximumMTU: maximumMTU, ownsSession: false, logger: logger)
+            linkedBefore.insert(target.address)
+            return link
         } catch {
             throw LinkError(error)
         }
