@@ -107,11 +107,14 @@ public actor EmulatedReaderPeripheral {
         func text(_ uuid: String, _ value: String?) -> GattCharacteristicDefinition {
             GattCharacteristicDefinition(uuid: BluetoothUUID(stringLiteral: uuid), flags: ["read"], initialValue: Array((value ?? "").utf8))
         }
+        // The firmware revision is read from the reader each time: an update changes it.
+        let reader = self.reader
+        let firmwareRevision = GattCharacteristicDefinition(
+            uuid: "2a26", flags: ["read"], onRead: { _ in Array((await reader.firmwareVersion ?? "").utf8) })
         let deviceInformation = GattServiceDefinition(
             uuid: "180a",
             characteristics: [
-                text("2a24", info.model), text("2a25", info.serialNumber), text("2a26", info.firmwareVersion),
-                text("2a29", manufacturer),
+                text("2a24", info.model), text("2a25", info.serialNumber), firmwareRevision, text("2a29", manufacturer),
             ])
         let batteryService = GattServiceDefinition(
             uuid: "180f",
