@@ -40,8 +40,10 @@ extension EmulatedReader {
         run(firmware?.receiver.deadlinePassed() ?? [])
     }
 
+    /// A slow ACK comes due: it acknowledges its own block only (not one of a transfer
+    /// started since).
     func acknowledgeLate(block: Int) {
-        guard firmware?.receiver.phase == .deciding else { return }
+        guard firmware?.receiver.blockAwaitingDecision == block else { return }
         run(firmware?.receiver.acknowledge() ?? [])
     }
 

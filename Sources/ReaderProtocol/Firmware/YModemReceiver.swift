@@ -94,6 +94,9 @@ public struct YModemReceiver: Sendable {
     public private(set) var fileSize = 0
     /// Data bytes received and acknowledged (padding included until the end).
     public var receivedBytes: Int { data.count }
+    /// The block reported by ``Action/blockReceived(_:)`` and not yet acknowledged or
+    /// refused (nil: no block awaits a decision).
+    public var blockAwaitingDecision: Int? { phase == .deciding ? nextBlockIndex : nil }
 
     private var data: [UInt8] = []
     private var pending: [UInt8] = []

@@ -78,6 +78,22 @@ import Testing
         #expect(receiver.receive(block(2, [2])) == [.blockReceived(2)])
     }
 
+    @Test func theBlockAwaitingADecisionIsNamedUntilItIsDecided() {
+        var receiver = YModemReceiver()
+        _ = receiver.start()
+        #expect(receiver.blockAwaitingDecision == nil)
+        _ = receiver.receive(header("f\u{0}2048"))
+        #expect(receiver.blockAwaitingDecision == nil)
+        _ = receiver.receive(block(1, [1]))
+        #expect(receiver.blockAwaitingDecision == 1)
+        _ = receiver.acknowledge()
+        #expect(receiver.blockAwaitingDecision == nil)
+        _ = receiver.receive(block(2, [2]))
+        #expect(receiver.blockAwaitingDecision == 2)
+        _ = receiver.refuse()
+        #expect(receiver.blockAwaitingDecision == nil)
+    }
+
     @Test func aDamagedBlockIsRefusedOnceTheLineIsQuiet() {
         var receiver = YModemReceiver()
         _ = receiver.start()
