@@ -22,11 +22,7 @@ extension DBusDispatchLoop: TaskExecutor {
     /// callers with `.disconnected`); jobs move to the global executor, so no task waits
     /// on a thread that has gone.
     func runAfterTermination(_ work: Work) {
-        switch work {
-        case .command(let command):
-            command(self)
-        case .job(let job):
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
-        }
+        guard case .job(let job) = work else { return run(work) }
+        globalConcurrentExecutor.enqueue(ExecutorJob(job))
     }
 }

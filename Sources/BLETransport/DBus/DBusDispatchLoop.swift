@@ -204,7 +204,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
     }
 
-    /// The dispatch thread, once it runs.
+    /// The dispatch thread, once it runs (to tell whether a job runs on it).
     let thread = Locked<pthread_t?>(nil)
 
     // MARK: Commands (dispatch thread)
@@ -306,13 +306,12 @@ final class DBusDispatchLoop: @unchecked Sendable {
             // With work queued the thread does not sleep: the bus is read at the top of the
             // loop anyway, and watched sockets get a look that does not wait, so they do
             // not starve behind a stream of jobs.
-            let timeout = nextPollTimeout()
             let sleeps = shared.withLock { shared -> Bool in
                 shared.sleeping = shared.work.isEmpty
                 return shared.sleeping
             }
             if !sleeps && pollFDs.count == 2 { continue }
-            let result = poll(&pollFDs, nfds_t(pollFDs.count), sleeps ? timeout : 0)
+            let result = poll(&pollFDs, nfds_t(pollFDs.count), sleeps ? nextPollTimeout() : 0)
             if sleeps { shared.withLock { $0.sleeping = false } }
             if result < 0 && errno != EINTR {
                 lostConnection = true

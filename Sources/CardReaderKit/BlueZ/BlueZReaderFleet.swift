@@ -114,15 +114,15 @@ public actor BlueZReaderFleet {
         configuration: CardReader.Configuration = CardReader.Configuration()
     ) async -> [ConnectionOutcome] {
         var configuration = configuration
-        configuration.connectTimeout = max(configuration.connectTimeout, Self.queuedBound(timeout, readers: devices.count))
-        let bound = configuration.connectTimeout
+        // A turn behind every other first set-up, then its own.
+        configuration.connectTimeout = max(configuration.connectTimeout, timeout * max(1, devices.count))
         return await withTaskGroup(of: (Int, ConnectionOutcome).self) { group in
             for (index, device) in devices.enumerated() {
                 let reader = CardReader(
                     connector: connector(for: device, timeout: timeout), configuration: configuration, logger: logger)
                 group.addTask {
                     do throws(CardReaderError) {
-                        try await reader.connect(timeout: bound)
+                        try await reader.connect()
                         return (index, ConnectionOutcome(device: device, result: .success(reader)))
                     } catch {
                         return (index, ConnectionOutcome(device: device, result: .failure(error)))
@@ -133,12 +133,6 @@ public actor BlueZReaderFleet {
             for await outcome in group { outcomes.append(outcome) }
             return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
         }
-    }
-
-    /// How long a reader of `readers` may take to connect when each set-up has `timeout`
-    /// from its turn: a turn behind every other set-up, then its own.
-    public nonisolated static func queuedBound(_ timeout: Duration, readers: Int) -> Duration {
-        timeout * max(1, readers)
     }
 
     /// Closes the D-Bus connection; links still open through it drop.

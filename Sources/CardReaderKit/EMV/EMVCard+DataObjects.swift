@@ -15,9 +15,9 @@ extension EMVCard {
         // separator.
         let digits =
             if let applicationPAN = value(.applicationPAN) {
-                CompressedNumeric.digits(of: applicationPAN, endingWith: 0xF)
+                CompressedNumeric.digits(of: applicationPAN, endingWith: .padding)
             } else {
-                track2.flatMap { CompressedNumeric.digits(of: $0, endingWith: 0xD) }
+                track2.flatMap { CompressedNumeric.digits(of: $0, endingWith: .fieldSeparator) }
             }
         guard let digits, let pan = try? PrimaryAccountNumber(digits: digits) else {
             throw .invalidCardData("no valid card number in 5A or 57")

@@ -23,7 +23,7 @@ enum CardDataValue {
     static func primaryAccountNumber(_ bytes: SensitiveBytes, reading: EMVValueReading) -> PrimaryAccountNumber? {
         switch reading {
         case .primaryAccountNumber:
-            guard let digits = CompressedNumeric.digits(of: bytes, endingWith: 0xF) else { return nil }
+            guard let digits = CompressedNumeric.digits(of: bytes, endingWith: .padding) else { return nil }
             return try? PrimaryAccountNumber(digits: digits)
         case .track2:
             return track2Characters(bytes).flatMap { try? Track2(parsing: $0) }?.primaryAccountNumber

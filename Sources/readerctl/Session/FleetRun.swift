@@ -67,21 +67,14 @@ enum FleetRun {
             // Every reader connects first (the fleet's set-ups take turns), so a connection
             // never has to be made while other readers' transfers load the radio; then the
             // operations run side by side.
-            let connectTimeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
-            let bound = BlueZReaderFleet.queuedBound(connectTimeout, readers: targets.count)
-            let sessions = await withTaskGroup(of: (Int, Session<Value>).self) { group in
-                var sessions: [Int: Session<Value>] = [:]
-                for (index, target) in targets.enumerated() {
-                    switch target {
-                    case .device(let device):
-                        let connector = fleet.connector(for: device, timeout: connectTimeout)
-                        group.addTask { (index, await connect(connector, logger: logger, within: bound)) }
-                    case .missing(let outcome):
-                        sessions[index] = .ended(outcome)
-                    }
+            let devices = targets.compactMap { if case .device(let device) = $0 { device } else { nil } }
+            var connected = await fleet.connectAll(
+                devices, timeout: .milliseconds(Int(options.connectTimeout * 1000)))[...]
+            let sessions = targets.map { target -> Session<Value> in
+                switch target {
+                case .device: .init(connected.removeFirst())
+                case .missing(let outcome): .ended(outcome)
                 }
-                for await (index, session) in group { sessions[index] = session }
-                return sessions.sorted { $0.key < $1.key }.map(\.value)
             }
             let parallel = max(1, maxParallel)
             let outcomes = await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
@@ -117,10 +110,18 @@ enum FleetRun {
     private enum Session<Value: Sendable>: Sendable {
         case ready(String, CardReader)
         case ended(Outcome<Value>)
+
+        /// A fleet reader's connection attempt.
+        init(_ connection: BlueZReaderFleet.ConnectionOutcome) {
+            let label = connection.device.summary
+            switch connection.result {
+            case .success(let reader): self = .ready(label, reader)
+            case .failure(let error): self = .ended(Outcome(label: label, result: .failure(error)))
+            }
+        }
     }
 
-    /// Connects a reader of the fleet; `timeout` also bounds its reconnections (after a
-    /// firmware update's restart).
+    /// Connects the emulated reader; `timeout` also bounds its reconnections.
     private static func connect<Value: Sendable>(
         _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
     ) async -> Session<Value> {

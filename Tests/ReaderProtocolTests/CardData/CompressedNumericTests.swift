@@ -5,7 +5,9 @@ import ReaderProtocol
 /// puts a `D` between the PAN and the expiry.
 @Suite struct CompressedNumericTests {
     private func digits(_ bytes: [UInt8], _ terminator: UInt8) -> String? {
-        CompressedNumeric.digits(of: SensitiveBytes(bytes), endingWith: terminator).map { String(decoding: $0.revealed(), as: UTF8.self) }
+        guard let terminator = CompressedNumeric.Terminator(rawValue: terminator) else { return nil }
+        return CompressedNumeric.digits(of: SensitiveBytes(bytes), endingWith: terminator)
+            .map { String(decoding: $0.revealed(), as: UTF8.self) }
     }
 
     @Test func panWithAndWithoutPadding() {
