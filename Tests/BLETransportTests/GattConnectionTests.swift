@@ -104,14 +104,22 @@ import Glibc
         await fake.connection.close()
     }
 
-    @Test func acquiredSocketsCarryNotificationsAndWritesWhereOffered() async throws {
+    /// Notifications take the AcquireNotify socket where offered. Writes take the
+    /// AcquireWrite socket only when asked for Write Commands: by default a characteristic
+    /// with the `write` flag gets Write Requests (WriteValue), whose order holds on any link.
+    @Test func acquiredSocketsCarryNotificationsAndCommandsWhereOffered() async throws {
         let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
         defer { withExtendedLifetime(bus) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
         let notifications = try await connection.notifications(of: transmit)
-        let writer = try await connection.writer(for: receive)
+        let requests = try await connection.writer(for: receive)
+        #expect(requests.type == .request)
+        #expect(requests.transport == .dbusMessages)
+        #expect(fake.recorded("AcquireWrite").isEmpty)
+        let writer = try await connection.writer(for: receive, type: .command)
         #expect(notifications.transport == .acquiredSocket)
+        #expect(writer.type == .command)
         #expect(writer.transport == .acquiredSocket)
         #expect(fake.recorded("StartNotify").isEmpty)
         #expect(await writer.maximumLength == 244)  // the MTU AcquireWrite returned, − 3

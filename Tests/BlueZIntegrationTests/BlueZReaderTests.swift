@@ -88,15 +88,16 @@ struct BlueZIntegrationTests {
         }
     }
 
-    /// bluetoothd offers AcquireNotify on TX (notify) and AcquireWrite on RX
-    /// (write-without-response): the default link uses both sockets, and a link asked for
-    /// D-Bus messages uses StartNotify and WriteValue; a whole session runs over each.
+    /// bluetoothd offers AcquireNotify on TX (notify): the default link takes notifications
+    /// over its socket, a link asked for D-Bus messages uses StartNotify; either way RX
+    /// writes are Write Requests (WriteValue), which keep their order on a link with several
+    /// ATT bearers. A whole session runs over each.
     @Test(arguments: [GattValueTransport.acquiredSocket, .dbusMessages])
     func aWholeSessionOverBlueZ(transport: GattValueTransport) async throws {
         try await withPeripheral(["swipe-after=1", "card-inserted", "battery=15"]) { _ in
         let link = try await connector(transport).connect()
         let bluez = try #require(link as? BlueZReaderLink)
-        #expect(bluez.transport == BlueZReaderLink.Transport(notifications: transport, writes: transport))
+        #expect(bluez.transport == BlueZReaderLink.Transport(notifications: transport, writes: .request))
         await link.close()
 
         let reader = cardReader(connector(transport))

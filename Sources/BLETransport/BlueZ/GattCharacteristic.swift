@@ -24,18 +24,31 @@ public struct GattCharacteristic: Sendable, Hashable {
     /// `request` when the characteristic takes writes with response, else `command`
     /// when it takes writes without response, else nil.
     public var defaultWriteType: GattWriteType? {
-        if flags.contains("write") { return .request }
-        if flags.contains("write-without-response") { return .command }
+        if canWrite(.request) { return .request }
+        if canWrite(.command) { return .command }
         return nil
+    }
+
+    /// Whether the characteristic takes writes of this type (its `write` or
+    /// `write-without-response` flag).
+    public func canWrite(_ type: GattWriteType) -> Bool {
+        switch type {
+        case .request: flags.contains("write")
+        case .command: flags.contains("write-without-response")
+        }
     }
 }
 
-/// The `type` option of `GattCharacteristic1.WriteValue`.
-public enum GattWriteType: String, Sendable, Hashable {
-    /// Write with response: BlueZ returns when the peripheral acknowledged it.
+/// The `type` option of `GattCharacteristic1.WriteValue`: which ATT write carries a value.
+public enum GattWriteType: String, Sendable, Hashable, CustomStringConvertible {
+    /// Write Request (with response): BlueZ returns when the peer acknowledged it. Values
+    /// written one after another's acknowledgement reach the peer in order on any link.
     case request
-    /// Write without response: BlueZ returns when the write is queued.
+    /// Write Command (without response): BlueZ returns when the write is queued. Over
+    /// several ATT bearers (Enhanced ATT) the peer may receive commands out of order.
     case command
+
+    public var description: String { rawValue }
 }
 
 /// The ATT payload limits of writes and notifications.

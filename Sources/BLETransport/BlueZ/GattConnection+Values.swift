@@ -97,26 +97,38 @@ extension GattConnection {
         return GattNotifications(values: values, transport: .dbusMessages)
     }
 
-    /// A writer for the characteristic. With `.acquiredSocket` (the default) it writes
-    /// without response over an `AcquireWrite` socket where bluetoothd offers one and this
-    /// bus passes descriptors, else (or if bluetoothd refuses it) with `WriteValue` calls of
-    /// the characteristic's ``GattCharacteristic/defaultWriteType``.
+    /// A writer for the characteristic, by what its values need (`type`, by default the
+    /// characteristic's ``GattCharacteristic/defaultWriteType``):
+    /// - `.request`: each value one Write Request (`WriteValue`); a write returns when the
+    ///   peer has acknowledged it, and the caller writes the next one after that, so values
+    ///   reach the peer in the order written over any number of ATT bearers (Enhanced ATT
+    ///   included). For a byte stream.
+    /// - `.command`: Write Commands, over an `AcquireWrite` socket where bluetoothd offers
+    ///   one and this bus passes descriptors (`transport` `.acquiredSocket`, the default),
+    ///   else with `WriteValue`. A write returns once bluetoothd has queued it; with
+    ///   Enhanced ATT, bluetoothd sends queued commands over whichever bearer is free, so
+    ///   the peer can receive them out of order. For values that each stand alone.
     public func writer(
-        for characteristic: GattCharacteristic, preferring transport: GattValueTransport = .acquiredSocket
+        for characteristic: GattCharacteristic, type: GattWriteType? = nil,
+        preferring transport: GattValueTransport = .acquiredSocket
     ) async throws(BluetoothError) -> GattWriter {
-        if transport == .acquiredSocket, characteristic.acquirable.write, session.connection.canPassUnixFDs {
+        guard let type = type ?? characteristic.defaultWriteType, characteristic.canWrite(type) else {
+            throw Self.notWritable(characteristic, type)
+        }
+        if type == .command, transport == .acquiredSocket, characteristic.acquirable.write,
+            session.connection.canPassUnixFDs
+        {
             do throws(BluetoothError) {
                 let socket = try await acquire("AcquireWrite", characteristic)
-                return GattWriter(connection: self, characteristic: characteristic, socket: socket, writeType: .command)
+                return GattWriter(connection: self, characteristic: characteristic, socket: socket, type: .command)
             } catch where Self.mayFallBack(error) {
                 session.logger.debug(
                     "AcquireWrite refused, using WriteValue",
                     metadata: ["characteristic": "\(characteristic.uuid)", "error": "\(error)"])
             }
         }
-        guard let type = characteristic.defaultWriteType else { throw Self.notWritable(characteristic) }
         attributesInUse.insert(characteristic.path)
-        return GattWriter(connection: self, characteristic: characteristic, socket: nil, writeType: type)
+        return GattWriter(connection: self, characteristic: characteristic, socket: nil, type: type)
     }
 
     /// bluetoothd declining a socket (an older version, a characteristic acquired by
@@ -158,7 +170,9 @@ extension GattConnection {
     public func write(_ bytes: [UInt8], to characteristic: GattCharacteristic, type: GattWriteType? = nil)
         async throws(BluetoothError)
     {
-        guard let type = type ?? characteristic.defaultWriteType else { throw Self.notWritable(characteristic) }
+        guard let type = type ?? characteristic.defaultWriteType, characteristic.canWrite(type) else {
+            throw Self.notWritable(characteristic, type)
+        }
         var backoff = Duration.milliseconds(5)
         for attempt in 1...Self.inProgressRetries {
             do throws(BluetoothError) {
@@ -176,9 +190,15 @@ extension GattConnection {
 
     private static let inProgressRetries = 20
 
-    private static func notWritable(_ characteristic: GattCharacteristic) -> BluetoothError {
-        .bluez(
+    private static func notWritable(_ characteristic: GattCharacteristic, _ type: GattWriteType?) -> BluetoothError {
+        let what =
+            switch type {
+            case .request: "does not take writes with response"
+            case .command: "does not take writes without response"
+            case nil: "is not writable"
+            }
+        return .bluez(
             operation: "writing to \(characteristic.uuid)", name: LinkError.Code.notSupported.rawValue,
-            message: "the characteristic is not writable (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
+            message: "the characteristic \(what) (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
     }
 }

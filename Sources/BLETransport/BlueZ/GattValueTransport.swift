@@ -7,7 +7,8 @@ import Musl
 /// How a characteristic's values travel between bluetoothd and this process.
 public enum GattValueTransport: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A socket from `AcquireNotify` / `AcquireWrite`: one datagram per value, read and
-    /// written without a D-Bus message each. Writes are ATT writes without response.
+    /// written without a D-Bus message each. Writes over it are Write Commands (without
+    /// response), so a writer uses it only for commands.
     case acquiredSocket = "acquired-socket"
     /// D-Bus messages: a `PropertiesChanged(Value)` signal per notification after
     /// `StartNotify`, a `WriteValue` call per write.
@@ -25,21 +26,23 @@ public struct GattNotifications: Sendable {
     public let transport: GattValueTransport
 }
 
-/// Writes to one characteristic over the transport chosen when it was made
-/// (``GattConnection/writer(for:preferring:)``). One write at a time: the caller
-/// serialises them.
+/// Writes to one characteristic with the write type and over the transport chosen when it
+/// was made (``GattConnection/writer(for:type:preferring:)``). One write at a time: the
+/// caller serialises them.
 public final class GattWriter: Sendable {
     public let characteristic: GattCharacteristic
+    /// Write Requests (each acknowledged by the peer, in order on any link) or Write Commands.
+    public let type: GattWriteType
+    /// `acquired-socket` (Write Commands over `AcquireWrite`) or `dbus-messages` (`WriteValue`).
     public let transport: GattValueTransport
     private let connection: GattConnection
     private let socket: GattAcquiredSocket?
-    private let writeType: GattWriteType
 
-    init(connection: GattConnection, characteristic: GattCharacteristic, socket: GattAcquiredSocket?, writeType: GattWriteType) {
+    init(connection: GattConnection, characteristic: GattCharacteristic, socket: GattAcquiredSocket?, type: GattWriteType) {
         self.connection = connection
         self.characteristic = characteristic
         self.socket = socket
-        self.writeType = writeType
+        self.type = type
         transport = socket == nil ? .dbusMessages : .acquiredSocket
     }
 
@@ -54,7 +57,7 @@ public final class GattWriter: Sendable {
     /// Writes one value of at most ``maximumLength`` bytes.
     public func write(_ value: [UInt8]) async throws(BluetoothError) {
         guard let socket else {
-            try await connection.write(value, to: characteristic, type: writeType)
+            try await connection.write(value, to: characteristic, type: type)
             return
         }
         guard let error = await socket.send(value) else { return }

@@ -5,7 +5,10 @@ extension BlueZReaderLink {
     /// A reader link over a GATT connection that is already open (`BluetoothDevice.connect(timeout:attempts:)`):
     /// binds the ISSC TX and RX characteristics, enables TX's notifications before anything
     /// is written (the reader drops answers to frames written before that, §1) and gets RX's
-    /// writer, in packets of at most `maximumMTU` − 3 bytes. If binding fails, the
+    /// writer, in packets of at most `maximumMTU` − 3 bytes, each a Write Request: the reader
+    /// acknowledges each before the next one leaves, so a frame or YModem block longer than
+    /// one packet arrives in order however many ATT bearers the link has.
+    /// `valueTransport` chooses how notifications arrive. If binding fails, the
     /// connection is disconnected. Closing the link disconnects it; the session stays the
     /// caller's.
     public static func bind(
@@ -34,6 +37,11 @@ extension BlueZReaderLink {
             // Subscribe before the first write, or the first answers are lost (§1).
             let notifications = try await connection.notifications(of: transmit, preferring: valueTransport)
             let writer = try await connection.writer(for: receive, preferring: valueTransport)
+            if writer.type == .command {
+                logger.warning(
+                    "RX takes writes without response only: a frame longer than one packet arrives in order only if the link has one ATT bearer",
+                    metadata: ["flags": "\(receive.flags.sorted())"])
+            }
             let device: BluetoothDeviceInfo =
                 if let current = await connection.info ?? found { current } else { try await connection.device.info() }
             let link = BlueZReaderLink(

@@ -29,22 +29,34 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     private let writer: GattWriter
     private let maximumPacket: Int
 
-    /// The value transports of the two directions.
+    /// How the two directions travel.
     public struct Transport: Sendable, Hashable, CustomStringConvertible {
         /// TX notifications: `acquired-socket` (AcquireNotify) or `dbus-messages`.
         public var notifications: GattValueTransport
-        /// RX writes: `acquired-socket` (AcquireWrite, without response) or `dbus-messages`
-        /// (WriteValue).
-        public var writes: GattValueTransport
+        /// RX writes: Write Requests (`request`) wherever RX takes them, each acknowledged by
+        /// the reader before the next one leaves, so frames and YModem blocks arrive in order
+        /// on a link with any number of ATT bearers; Write Commands (`command`) only for a
+        /// reader whose RX takes nothing else.
+        public var writes: GattWriteType
+        /// How RX writes reach bluetoothd: `dbus-messages` (WriteValue), or `acquired-socket`
+        /// (AcquireWrite, for commands only).
+        public var writeTransport: GattValueTransport
 
         /// The transports of TX notifications and RX writes.
-        public init(notifications: GattValueTransport, writes: GattValueTransport) {
+        public init(
+            notifications: GattValueTransport, writes: GattWriteType, writeTransport: GattValueTransport = .dbusMessages
+        ) {
             self.notifications = notifications
             self.writes = writes
+            self.writeTransport = writeTransport
         }
 
-        /// Both transports, e.g. `notify acquired-socket, write dbus-messages`.
-        public var description: String { "notify \(notifications), write \(writes)" }
+        /// E.g. `notify acquired-socket, write request`, or
+        /// `notify dbus-messages, write command over acquired-socket`.
+        public var description: String {
+            let over = writes == .request ? "" : " over \(writeTransport)"
+            return "notify \(notifications), write \(writes)\(over)"
+        }
     }
 
     init(
@@ -58,14 +70,15 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         self.device = device
         self.writer = writer
         inbound = notifications.values
-        transport = Transport(notifications: notifications.transport, writes: writer.transport)
+        transport = Transport(
+            notifications: notifications.transport, writes: writer.type, writeTransport: writer.transport)
     }
 
     /// The D-Bus connection's dispatch thread, which reads the notifications and the
     /// replies to writes.
     public var executor: (any TaskExecutor)? { session.connection.executor }
 
-    /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write acquired-socket)`.
+    /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write request)`.
     public var description: String { "\(device.summary) over BlueZ (\(transport))" }
 
     /// The ATT MTU − 3 BlueZ reports for RX (20 without an MTU), at most 244 and at most

@@ -6,11 +6,26 @@
 /// timer fires (``deadlinePassed()``).
 ///
 /// The flow: the receiver's `C`; block 0 (name and size) until `ACK`, then `C`; data blocks
-/// 1, 2, … (wrapping after 255), each until `ACK`, again after `NAK` or a silent deadline;
-/// `EOT` until `ACK` (the reader answers the first `NAK`, a receiver that answers `ACK` at
-/// once is accepted too), then `C`; the empty block 0, whose `ACK` ends the batch. Two
-/// consecutive `CAN`s abort at any point. Bytes that mean nothing in the current state
-/// (a `C` repeated while a block is in flight, line noise) are ignored.
+/// 1, 2, … (wrapping after 255), each until `ACK`; `EOT` until `ACK` (the reader answers the
+/// first `NAK`, a receiver that answers `ACK` at once is accepted too), then `C`; the empty
+/// block 0, whose `ACK` ends the batch. Two consecutive `CAN`s abort at any point. Bytes
+/// that mean nothing in the current state (a `C` repeated while a block is in flight, line
+/// noise) are ignored.
+///
+/// What a receiver's Bluetooth stack may do to its answers, and how the sender copes:
+/// - The `C` that follows an `ACK` (after block 0, after the last `EOT`) may arrive before
+///   that `ACK` when the two travel in separate notifications over different ATT bearers:
+///   it is kept and counts once the `ACK` arrives. If the `ACK` comes and no `C` follows
+///   within the answer time, the sender goes on as if it had (the receiver that
+///   acknowledged is waiting for the next block).
+///
+/// Recovery converges: after a `NAK` the sender writes nothing until the line has been
+/// quiet for ``Configuration/quietPeriod`` (each byte from the receiver starts the wait
+/// again, and further `NAK`s in it cost no attempt), so a receiver that took part of a
+/// block for noise has discarded it; then the whole block goes again. A silent deadline
+/// resends at once. A 1024-byte block that fails ``Configuration/largeBlockAttempts`` times
+/// is sent again, with everything after it, in 128-byte blocks: a receiver whose buffer
+/// overflows on a whole block (a UART behind the radio) still gets the file.
 public struct YModemSender: Sendable {
     /// Limits and deadlines; the defaults are the reader's (§7.2, §8).
     public struct Configuration: Sendable, Hashable {
@@ -22,17 +37,26 @@ public struct YModemSender: Sendable {
         public var answerTimeout: Duration
         /// How long the reader may take to verify the image after the final block 0.
         public var verificationTimeout: Duration
+        /// How long the line must stay quiet after a `NAK` before the block is sent again.
+        public var quietPeriod: Duration
+        /// Failed attempts at a 1024-byte block before the rest of the file goes in 128-byte
+        /// blocks.
+        public var largeBlockAttempts: Int
 
         /// Limits and deadlines, by default the reader's: 10 attempts per block, 60 s for the
-        /// first `C`, 2 s per answer, 10 s for verification. At least one attempt is always made.
+        /// first `C`, 2 s per answer, 10 s for verification; 1 s of quiet before a resend
+        /// after `NAK` (XMODEM practice), 128-byte blocks after 2 failed attempts at a
+        /// 1024-byte one. At least one attempt is always made.
         public init(
             attemptsPerBlock: Int = 10, startTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(2),
-            verificationTimeout: Duration = .seconds(10)
+            verificationTimeout: Duration = .seconds(10), quietPeriod: Duration = .seconds(1), largeBlockAttempts: Int = 2
         ) {
             self.attemptsPerBlock = max(1, attemptsPerBlock)
             self.startTimeout = startTimeout
             self.answerTimeout = answerTimeout
             self.verificationTimeout = verificationTimeout
+            self.quietPeriod = quietPeriod
+            self.largeBlockAttempts = max(1, largeBlockAttempts)
         }
     }
 
@@ -40,8 +64,8 @@ public struct YModemSender: Sendable {
     public enum Action: Sendable, Hashable {
         /// Write these bytes to the receiver.
         case send([UInt8])
-        /// Wait for the receiver: call ``deadlinePassed()`` if nothing ends the wait
-        /// within this long after the last write finished.
+        /// (Re)arm the one timer: call ``deadlinePassed()`` if nothing ends the wait within
+        /// this long after the last write finished (or after now, when nothing is written).
         case awaitAnswer(within: Duration)
         /// The receiver accepted the whole batch (for the reader: the image verified).
         case finished
@@ -75,6 +99,10 @@ public struct YModemSender: Sendable {
     public private(set) var phase: Phase = .waitingForReceiver
     /// Data bytes the receiver has acknowledged.
     public private(set) var acknowledgedBytes = 0
+    /// The data block size: 1024 bytes, 128 once a large block has failed too often.
+    public private(set) var blockSize = 1024
+    /// Blocks (block 0 and `EOT` included) sent again after a `NAK` or a silent deadline.
+    public private(set) var resentBlocks = 0
 
     private let file: [UInt8]
     private let header: [UInt8]
@@ -86,6 +114,10 @@ public struct YModemSender: Sendable {
     private var blockIndex = 0
     private var lastByteWasCAN = false
     private var currentBlock: [UInt8] = []
+    /// The `C` that should follow the next `ACK` came first.
+    private var crcRequestBeforeACK = false
+    /// A `NAK` came: the block goes again once the line has been quiet.
+    private var resendWhenQuiet = false
     /// Copies of the block in flight sent after a silent deadline: the receiver may answer
     /// each (a late `ACK` is not a lost one), so after the block's `ACK` as many more are
     /// ignored, rather than taken for the next block's.
@@ -115,22 +147,33 @@ public struct YModemSender: Sendable {
     /// Bytes from the receiver, in order.
     public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
         var actions: [Action] = []
+        var heard = false
         for byte in bytes {
             guard !isOver else { break }
+            heard = true
             actions += receive(byte)
+        }
+        // Any byte while a resend waits for quiet starts the wait again.
+        if heard, resendWhenQuiet, !isOver, !actions.contains(where: \.isSend) {
+            actions.append(.awaitAnswer(within: configuration.quietPeriod))
         }
         return actions
     }
 
     /// The timer armed by the last ``Action/awaitAnswer(within:)`` fired.
     public mutating func deadlinePassed() -> [Action] {
+        if resendWhenQuiet, !isOver {
+            resendWhenQuiet = false
+            return resend(failure: .tooManyNAKs(block: blockNumberForErrors ?? 0, attempts: attempts))
+        }
         switch phase {
         case .waitingForReceiver:
             return fail(.noAnswer(block: nil, after: configuration.startTimeout))
         case .header where headerAcknowledged:
-            return fail(.noAnswer(block: 0, after: configuration.answerTimeout))
+            // The ACK came, its C did not: the receiver is waiting for block 1.
+            return nextDataBlock()
         case .endOfFile where eotAcknowledged:
-            return fail(.noAnswer(block: nil, after: configuration.answerTimeout))
+            return endBatch()
         case .header, .data:
             resentAfterDeadline += 1
             return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
@@ -174,10 +217,18 @@ public struct YModemSender: Sendable {
             return []
         case (.header, YModem.ack) where !headerAcknowledged:
             headerAcknowledged = true
+            resendWhenQuiet = false
             staleACKs = resentAfterDeadline
-            return [.awaitAnswer(within: configuration.answerTimeout)]
+            return crcRequestBeforeACK ? nextDataBlock() : [.awaitAnswer(within: configuration.answerTimeout)]
         case (.header, YModem.crcRequest) where headerAcknowledged:
             return nextDataBlock()
+        case (.header, YModem.crcRequest):
+            // The C that follows the ACK, delivered first.
+            crcRequestBeforeACK = true
+            return []
+        case (.endOfFile, YModem.crcRequest) where !eotAcknowledged:
+            crcRequestBeforeACK = true
+            return []
         case (.data, YModem.ack):
             acknowledgedBytes = min(offset, totalBytes)
             staleACKs = resentAfterDeadline
@@ -186,18 +237,18 @@ public struct YModemSender: Sendable {
             return sendEOT()
         case (.endOfFile, YModem.ack) where !eotAcknowledged:
             eotAcknowledged = true
-            return [.awaitAnswer(within: configuration.answerTimeout)]
+            resendWhenQuiet = false
+            return crcRequestBeforeACK ? endBatch() : [.awaitAnswer(within: configuration.answerTimeout)]
         case (.endOfFile, YModem.crcRequest) where eotAcknowledged:
-            phase = .verifying
-            attempts = 0
-            currentBlock = YModem.endOfBatch
-            return [.send(currentBlock), .awaitAnswer(within: configuration.verificationTimeout)]
+            return endBatch()
         case (.verifying, YModem.ack):
             phase = .finished
             return [.finished]
         case (.header, YModem.nak) where !headerAcknowledged, (.data, YModem.nak), (.endOfFile, YModem.nak),
             (.verifying, YModem.nak):
-            return resend(failure: .tooManyNAKs(block: blockNumberForErrors ?? 0, attempts: attempts))
+            // Send again once the receiver has discarded what it took for noise.
+            resendWhenQuiet = true
+            return []
         default:
             return []
         }
@@ -207,7 +258,7 @@ public struct YModemSender: Sendable {
 
     private mutating func nextDataBlock() -> [Action] {
         guard offset < totalBytes else { return sendEOT() }
-        let count = min(1024, totalBytes - offset)
+        let count = min(blockSize, totalBytes - offset)
         blockIndex += 1
         phase = .data(block: blockIndex)
         let block = YModem.block(number: UInt8(truncatingIfNeeded: blockIndex), data: file[offset..<(offset + count)])
@@ -218,6 +269,8 @@ public struct YModemSender: Sendable {
     private mutating func sendBlock(_ block: [UInt8]) -> [Action] {
         attempts = 1
         resentAfterDeadline = 0
+        resendWhenQuiet = false
+        crcRequestBeforeACK = false
         currentBlock = block
         return [.send(block), .awaitAnswer(within: configuration.answerTimeout)]
     }
@@ -234,8 +287,25 @@ public struct YModemSender: Sendable {
         return [.send(currentBlock), .awaitAnswer(within: configuration.answerTimeout)]
     }
 
+    /// The empty block 0 that ends the batch; the receiver then verifies.
+    private mutating func endBatch() -> [Action] {
+        phase = .verifying
+        attempts = 1
+        resendWhenQuiet = false
+        currentBlock = YModem.endOfBatch
+        return [.send(currentBlock), .awaitAnswer(within: configuration.verificationTimeout)]
+    }
+
     /// Sends the block in flight again, or fails with `failure` when its attempts are spent.
     private mutating func resend(failure: YModemError) -> [Action] {
+        if case .data = phase, blockSize > 128, currentBlock.count > 133, attempts >= configuration.largeBlockAttempts {
+            // The same data again, from the same block number on, in 128-byte blocks.
+            blockSize = 128
+            offset = acknowledgedBytes
+            blockIndex -= 1
+            resentBlocks += 1
+            return nextDataBlock()
+        }
         guard attempts < configuration.attemptsPerBlock else {
             if case .tooManyNAKs(let block, _) = failure {
                 return fail(.tooManyNAKs(block: block, attempts: attempts), sending: [YModem.can, YModem.can])
@@ -243,6 +313,7 @@ public struct YModemSender: Sendable {
             return fail(failure, sending: [YModem.can, YModem.can])
         }
         attempts += 1
+        resentBlocks += 1
         let timeout = phase == .verifying ? configuration.verificationTimeout : configuration.answerTimeout
         return [.send(currentBlock), .awaitAnswer(within: timeout)]
     }
@@ -250,5 +321,11 @@ public struct YModemSender: Sendable {
     private mutating func fail(_ error: YModemError, sending bytes: [UInt8] = []) -> [Action] {
         phase = .failed
         return (bytes.isEmpty ? [] : [.send(bytes)]) + [.failed(error)]
+    }
+}
+
+extension YModemSender.Action {
+    var isSend: Bool {
+        if case .send = self { true } else { false }
     }
 }

@@ -34,7 +34,7 @@ struct ReaderOptions: ParsableArguments {
     var connectTimeout = 5.0
 
     @Option(help: ArgumentHelp(
-        "Bluetooth reader: how notifications and writes travel through bluetoothd. acquired-socket uses AcquireNotify/AcquireWrite sockets where bluetoothd offers them (else D-Bus messages); dbus-messages always uses StartNotify and WriteValue. --verbose shows which a link uses.",
+        "Bluetooth reader: how notifications travel from bluetoothd. acquired-socket uses the AcquireNotify socket where bluetoothd offers it (else D-Bus messages); dbus-messages always uses StartNotify. Writes are always acknowledged Write Requests (WriteValue), which keep their order on any link. --verbose shows what a link uses.",
         valueName: "transport"))
     var valueTransport: GattValueTransport = .acquiredSocket
 

@@ -71,19 +71,100 @@ import Testing
         #expect(sender.receive([ack]) == [.finished])
     }
 
-    @Test func aNAKResendsTheSameBlockAndTenNAKsGiveUpWithCAN() {
+    /// A NAK sends nothing at once: the block goes again, whole, once the line has been
+    /// quiet for the quiet period (XMODEM practice: the receiver discards what it took for
+    /// noise meanwhile). Bytes in the wait start it again and more NAKs cost no attempt.
+    @Test func aNAKResendsTheSameBlockOnceTheLineIsQuiet() {
         var sender = YModemSender(fileName: "f", file: [UInt8](repeating: 7, count: 3000))
         _ = sender.start()
         _ = sender.receive([c, ack])
         let first = sent(sender.receive([c]))
-        #expect(sent(sender.receive([nak])) == first)
+        #expect(sender.receive([nak]) == [.awaitAnswer(within: .seconds(1))])
+        #expect(sender.receive([0x55, nak]) == [.awaitAnswer(within: .seconds(1))])  // noise and a second NAK
+        #expect(sent(sender.deadlinePassed()) == first)
+        #expect(sender.resentBlocks == 1)
+        _ = sender.receive([ack])
+        #expect(sender.phase == .data(block: 2))
+        #expect(sender.acknowledgedBytes == 1024)
+    }
+
+    /// An ACK in the quiet wait (the NAK was for line noise ahead of the block) takes the
+    /// block as received: nothing is sent again.
+    @Test func anACKInTheQuietWaitAcknowledgesTheBlock() {
+        var sender = YModemSender(fileName: "f", file: [UInt8](repeating: 7, count: 3000))
+        _ = sender.start()
+        _ = sender.receive([c, ack, c])
+        _ = sender.receive([nak])
+        let next = sent(sender.receive([ack]))
+        #expect(next.map { $0[1] } == [2])
+        #expect(sender.resentBlocks == 0)
+    }
+
+    @Test func tenRefusalsOfA128ByteBlockGiveUpWithCAN() {
+        var sender = YModemSender(fileName: "f", file: [UInt8](repeating: 7, count: 100))
+        _ = sender.start()
+        _ = sender.receive([c, ack])
+        let first = sent(sender.receive([c]))
+        #expect(first.map(\.count) == [133])
         var last: [Action] = []
-        for _ in 0..<8 { last = sender.receive([nak]) }
-        #expect(sent(last) == first)            // the 10th attempt
-        let end = sender.receive([nak])
+        for _ in 0..<9 {
+            _ = sender.receive([nak])
+            last = sender.deadlinePassed()
+            #expect(sent(last) == first)
+        }
+        _ = sender.receive([nak])
+        let end = sender.deadlinePassed()
         #expect(sent(end) == [[can, can]])
         #expect(failure(end) == .tooManyNAKs(block: 1, attempts: 10))
         #expect(sender.receive([ack]).isEmpty)  // over
+    }
+
+    /// Two failed attempts at a 1024-byte block (a receiver whose buffer overflows on a
+    /// whole block): the same data goes again from the same block number in 128-byte
+    /// blocks, and so does the rest of the file.
+    @Test func aLargeBlockThatFailsTwiceGoesAgainIn128ByteBlocks() {
+        let file = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var sender = YModemSender(fileName: "f", file: file)
+        _ = sender.start()
+        _ = sender.receive([c, ack])
+        #expect(sent(sender.receive([c])).map(\.count) == [1029])
+        _ = sender.receive([nak])
+        #expect(sent(sender.deadlinePassed()).map(\.count) == [1029])
+        var blocks = sent(sender.deadlinePassed())  // silence after the second attempt
+        #expect(sender.blockSize == 128)
+        while case .data = sender.phase { blocks += sent(sender.receive([ack])) }
+        blocks.removeLast()  // EOT
+        // SOH blocks numbered 1, 2, …, 12 carrying the file in order (1500 = 11 × 128 + 92).
+        #expect(blocks.allSatisfy { $0.count == 133 && $0[0] == YModem.soh })
+        #expect(blocks.map { Int($0[1]) } == Array(1...12))
+        #expect(blocks.flatMap { $0[3..<131] }.prefix(1500).elementsEqual(file))
+        #expect(sender.acknowledgedBytes == 1500)
+    }
+
+    /// Over several ATT bearers, the C that follows an ACK can arrive first: after block 0
+    /// and after the last EOT, it counts once the ACK comes.
+    @Test func aCBeforeItsACKCountsWhenTheACKComes() {
+        var sender = YModemSender(fileName: "f", file: [1, 2, 3])
+        _ = sender.start()
+        _ = sender.receive([c])                           // block 0 leaves
+        #expect(sender.receive([c]).isEmpty)              // its C, ahead of the ACK
+        #expect(sent(sender.receive([ack])).map { $0[1] } == [1])
+        #expect(sent(sender.receive([ack])) == [[eot]])
+        #expect(sent(sender.receive([nak])) == [[eot]])
+        #expect(sender.receive([c]).isEmpty)
+        #expect(sent(sender.receive([ack])) == [YModem.endOfBatch])
+        #expect(sender.receive([ack]) == [.finished])
+    }
+
+    /// An ACK whose C never comes: after the answer time the sender goes on, since the
+    /// receiver that acknowledged waits for the next block.
+    @Test func anACKWithoutItsCGoesOnAfterTheAnswerTime() {
+        var sender = YModemSender(fileName: "f", file: [1, 2, 3])
+        _ = sender.start()
+        _ = sender.receive([c, ack])
+        #expect(sent(sender.deadlinePassed()).map { $0[1] } == [1])
+        _ = sender.receive([ack, nak, ack])
+        #expect(sent(sender.deadlinePassed()) == [YModem.endOfBatch])
     }
 
     @Test func silenceResendsUntilTheAttemptsRunOut() {
