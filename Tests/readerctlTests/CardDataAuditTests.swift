@@ -100,7 +100,7 @@ import Testing
         "firmware-drop-at": "firmware-drop-at=1", "firmware-slow-ack": "firmware-slow-ack=1",
         "firmware-corrupt": "firmware-corrupt", "firmware-no-restart": "firmware-no-restart",
         "firmware-keeps-version": "firmware-keeps-version", "insert-when-asked": "insert-when-asked=1",
-        "no-insert": "no-insert",
+        "no-insert": "no-insert", "firmware-uart": "firmware-uart=512:11520",
     ]
 
     /// SELECT PPSE, SELECT the application, GET PROCESSING OPTIONS with its PDOL's 14

@@ -11,6 +11,8 @@ extension EmulatedReader {
         var receiver: YModemReceiver
         /// NAKs still to send, by data block.
         var refusalsLeft: [Int: Int]
+        /// The UART between radio and microcontroller (`firmware-uart`), if the scenario has one.
+        var serialLine: UARTReceiveBuffer?
     }
 
     /// The battery level below which ENTER FIRMWARE UPDATE answers `0B` (§7.1).
@@ -24,17 +26,39 @@ extension EmulatedReader {
         guard connection != nil else { return }
         logger.debug("firmware update: receiving", metadata: ["size": "\(size)"])
         firmware = FirmwareReception(
-            receiver: YModemReceiver(expectedSize: Int(size)), refusalsLeft: scenario.firmwareRefusals)
+            receiver: YModemReceiver(expectedSize: Int(size)), refusalsLeft: scenario.firmwareRefusals,
+            serialLine: scenario.firmwareUART.map { UARTReceiveBuffer($0, now: clock.elapsed()) })
         decoder.reset()
         timeline.cancel(.idleTimeout)
         run(firmware?.receiver.start() ?? [])
     }
 
-    /// Bytes the host wrote while the link carries YModem.
+    /// Bytes the host wrote while the link carries YModem: to the receiver, through the
+    /// scenario's UART if it has one.
     func receiveFirmware(_ packet: [UInt8]) {
         guard firmware != nil else { return }
-        run(firmware?.receiver.receive(packet) ?? [])
+        guard firmware?.serialLine != nil else { return run(firmware?.receiver.receive(packet) ?? []) }
+        drainSerialLine()
+        firmware?.serialLine?.arrive(packet)
+        scheduleSerialDrain()
     }
+
+    /// The microcontroller reads what the UART has received by now.
+    func drainSerialLine() {
+        if let bytes = firmware?.serialLine?.drain(until: clock.elapsed()), !bytes.isEmpty {
+            run(firmware?.receiver.receive(bytes) ?? [])
+        }
+        scheduleSerialDrain()
+    }
+
+    private func scheduleSerialDrain() {
+        guard let line = firmware?.serialLine, !line.isEmpty else { return }
+        timeline.cancel(.firmwareSerialDrain)
+        schedule(.firmwareSerialDrain, at: clock.elapsed() + Self.serialDrainInterval)
+    }
+
+    /// How often the emulated microcontroller reads its UART.
+    private static let serialDrainInterval = Duration.milliseconds(5)
 
     func firmwareTimerFired() {
         run(firmware?.receiver.deadlinePassed() ?? [])
@@ -117,8 +141,12 @@ extension EmulatedReader {
     }
 
     func leaveFirmwareMode() {
+        if let lost = firmware?.serialLine?.dropped, lost > 0 {
+            logger.debug("UART overflow during the firmware update", metadata: ["bytesLost": "\(lost)"])
+        }
         firmware = nil
         timeline.cancel(.firmwareTimer)
+        timeline.cancel(.firmwareSerialDrain)
         decoder.reset()
         refreshIdleTimer()
     }

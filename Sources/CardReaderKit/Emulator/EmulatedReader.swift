@@ -43,6 +43,7 @@ public actor EmulatedReader {
         case removeCard
         case reset
         case firmwareTimer
+        case firmwareSerialDrain
         case firmwareAcknowledge(block: Int)
         case firmwareDisconnect
         case firmwareRestartDone
@@ -223,6 +224,8 @@ public actor EmulatedReader {
             endConnection(dropping: LinkError(.readerReset, "the reader reset itself (scheduled reset)"))
         case .firmwareTimer:
             firmwareTimerFired()
+        case .firmwareSerialDrain:
+            drainSerialLine()
         case .firmwareAcknowledge(let block):
             acknowledgeLate(block: block)
         case .firmwareDisconnect:

@@ -49,6 +49,7 @@ extension EmulatorScenario {
         firmware-corrupt           the received image fails its CRC-32 check (CAN CAN after the last block)
         firmware-no-restart        after a good update the reader never comes back
         firmware-keeps-version     after a good update the reader comes back on its old version
+        firmware-uart=BYTES:RATE   the update passes a UART: a BYTES buffer drained at RATE bytes/s, overflow lost
         """
 
     /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
@@ -151,6 +152,15 @@ extension EmulatorScenario {
         case "firmware-corrupt": try flag(); firmwareCorrupt = true
         case "firmware-no-restart": try flag(); firmwareNoRestart = true
         case "firmware-keeps-version": try flag(); firmwareKeepsVersion = true
+        case "firmware-uart":
+            let fields = value?.split(separator: ":", omittingEmptySubsequences: false) ?? []
+            guard fields.count == 2, let capacity = Int(fields[0]), (1...65_536).contains(capacity),
+                let rate = Int(fields[1]), (100...10_000_000).contains(rate)
+            else {
+                throw EmulatorScenarioError(
+                    step: step, problem: .invalidValue(expected: "BYTES:BYTES_PER_SECOND, as in firmware-uart=512:11520"))
+            }
+            firmwareUART = SerialLine(capacity: capacity, bytesPerSecond: rate)
         default: throw EmulatorScenarioError(step: step, problem: .unknownStep)
         }
     }

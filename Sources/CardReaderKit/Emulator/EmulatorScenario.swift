@@ -159,6 +159,24 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `firmware-keeps-version`: after a good update the reader comes back still reporting
     /// its old version.
     public var firmwareKeepsVersion = false
+    /// `firmware-uart=BYTES:RATE`: during a firmware update the reader's radio module passes
+    /// what the host writes to its microcontroller over a UART: a receive buffer of BYTES
+    /// drained at RATE bytes per second, bytes that arrive while it is full lost (e.g.
+    /// `firmware-uart=512:11520`, 115,200 baud).
+    public var firmwareUART: SerialLine?
+
+    /// A receive buffer between the radio module and the microcontroller.
+    public struct SerialLine: Sendable, Hashable {
+        /// The buffer's size in bytes.
+        public var capacity: Int
+        /// How fast the microcontroller drains it.
+        public var bytesPerSecond: Int
+
+        public init(capacity: Int, bytesPerSecond: Int) {
+            self.capacity = capacity
+            self.bytesPerSecond = bytesPerSecond
+        }
+    }
 
     /// The default: nothing unusual.
     public init() {}

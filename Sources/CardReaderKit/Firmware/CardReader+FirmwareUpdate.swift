@@ -84,10 +84,19 @@ extension CardReader {
         let transferDuration = timing.elapsed() - transferStarted
         let drop = dropDuringUpdate
         dropDuringUpdate = nil
-        if case .failure(let error) = outcome {
+        let sender: YModemSender
+        switch outcome {
+        case .success(let finished):
+            sender = finished
+        case .failure(let error):
             logger.notice("firmware update failed: \(error)")
             if let drop { linkLost(drop) }
             throw .firmwareUpdateFailed(error)
+        }
+        if sender.resentBlocks > 0 {
+            logger.info(
+                "blocks sent again during the transfer",
+                metadata: ["resent": "\(sender.resentBlocks)", "blockSize": "\(sender.blockSize)"])
         }
 
         enter(.restarting)
@@ -101,7 +110,8 @@ extension CardReader {
         logger.info("firmware updated", metadata: ["version": "\(image.version)"])
         return FirmwareUpdateReport(
             previousVersion: before.firmwareVersion, version: image.version, bytes: image.bytes.count,
-            duration: timing.elapsed() - started, transferDuration: transferDuration)
+            duration: timing.elapsed() - started, transferDuration: transferDuration,
+            resentBlocks: sender.resentBlocks, fellBackToSmallBlocks: sender.blockSize < 1024)
     }
 
     private func infoHoldingGate() async throws(CardReaderError) -> ReaderInfo {
@@ -112,11 +122,12 @@ extension CardReader {
         return info
     }
 
-    /// Runs the YModem sender over the link until it finishes or fails.
+    /// Runs the YModem sender over the link until it finishes (returning it, finished) or
+    /// fails.
     private func transfer(
         _ image: FirmwareImage, options: FirmwareUpdateOptions, inputs: AsyncStream<YModemInput>,
         acknowledged: (Int) -> Void
-    ) async -> Result<Void, FirmwareUpdateError> {
+    ) async -> Result<YModemSender, FirmwareUpdateError> {
         // The reader's answer times plus the link margin, as for commands: a block's last
         // byte leaves the host before it reaches the reader.
         var limits = options.ymodem
@@ -158,7 +169,7 @@ extension CardReader {
                 case .finished:
                     timeline.cancel(.ymodemDeadline(deadline))
                     acknowledged(sender.acknowledgedBytes)
-                    return .success(())
+                    return .success(sender)
                 case .failed(let error):
                     timeline.cancel(.ymodemDeadline(deadline))
                     return .failure(FirmwareUpdateError(error))

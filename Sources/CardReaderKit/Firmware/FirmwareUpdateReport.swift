@@ -10,4 +10,9 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
     public var duration: Duration
     /// The YModem transfer alone: the first block to the reader's verdict.
     public var transferDuration: Duration
+    /// Blocks sent again after the reader refused one (`NAK`) or did not answer in time.
+    public var resentBlocks: Int
+    /// Whether the transfer finished in 128-byte blocks, after 1024-byte ones failed (a
+    /// reader whose receive buffer overflows on a whole block).
+    public var fellBackToSmallBlocks: Bool
 }

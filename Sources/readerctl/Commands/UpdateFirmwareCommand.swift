@@ -92,6 +92,8 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
                     fields["seconds"] = String(result.seconds)
                     if let report = result.report {
                         fields["bytesPerSecond"] = "\(Self.rate(report))"
+                        fields["resentBlocks"] = "\(report.resentBlocks)"
+                        if report.fellBackToSmallBlocks { fields["blockSize"] = "128" }
                     }
                 case .failure(let error):
                     fields["outcome"] = error.identifier
@@ -106,7 +108,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
             case .success(let result):
                 [
                     "\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s",
-                    "updated" + (result.report.map { " (\(Self.rate($0) / 1024) KiB/s)" } ?? ""),
+                    "updated" + (result.report.map { " (\(ProgressBoard.kibibytesPerSecond(Double(Self.rate($0))))\(Self.resends($0)))" } ?? ""),
                 ]
             case .failure(let error):
                 ["\(outcome.label)", "-", "-", "\(error.identifier): \(error)"]
@@ -118,6 +120,13 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
         for row in [header] + rows {
             print((0..<3).map { row[$0].padded(to: widths[$0] + 2) }.joined() + row[3])
         }
+    }
+
+    /// `, 3 blocks sent again`, and `, then in 128-byte blocks` where the sender fell back.
+    private static func resends(_ report: FirmwareUpdateReport) -> String {
+        guard report.resentBlocks > 0 else { return "" }
+        let blocks = report.resentBlocks == 1 ? "1 block" : "\(report.resentBlocks) blocks"
+        return ", \(blocks) sent again" + (report.fellBackToSmallBlocks ? ", then in 128-byte blocks" : "")
     }
 
     /// The transfer's rate: image bytes over the YModem transfer's time.

@@ -83,12 +83,17 @@ final class ProgressBoard: Sendable {
         var text = label.padded(to: width + 2) + progress.phase.rawValue.padded(to: 14)
         text += "\(Int(progress.fractionCompleted * 100))%".padded(to: 6)
         if let rate = progress.bytesPerSecond {
-            text += (String(Double(Int(rate / 102.4)) / 10) + " KiB/s").padded(to: 13)
+            text += kibibytesPerSecond(rate).padded(to: 13)
         }
         if let left = progress.estimatedTimeRemaining {
             text += clock(left) + " left"
         }
         return text
+    }
+
+    /// A rate to a tenth of a KiB/s, e.g. `5.1 KiB/s`.
+    static func kibibytesPerSecond(_ bytesPerSecond: Double) -> String {
+        String(Double(Int(bytesPerSecond / 102.4)) / 10) + " KiB/s"
     }
 
     /// `m:ss`.

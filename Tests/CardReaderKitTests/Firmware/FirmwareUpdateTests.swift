@@ -134,7 +134,25 @@ struct FirmwareUpdateTests {
 
     @Test func aNAKedBlockIsSentAgain() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:3", "firmware-nak=3"])
-        #expect(try await bench.update().result.get().version == "2.5.0")
+        let report = try await bench.update().result.get()
+        #expect(report.version == "2.5.0")
+        // Block 2 twice in 1 KiB, then (two failures) in 128-byte blocks, the first of which
+        // the reader refuses once more; block 3's NAK lands on a 128-byte block too.
+        #expect(report.fellBackToSmallBlocks)
+        #expect(report.resentBlocks == 4)
+    }
+
+    /// A reader whose microcontroller reads the update through a 512-byte UART buffer at
+    /// 115,200 baud (`firmware-uart`): the in-process link delivers a whole 1 KiB block at
+    /// once, so the buffer overflows on every one; after two failed attempts the sender
+    /// goes on in 128-byte blocks, which fit, and the image arrives whole.
+    @Test func aReaderWhoseUARTOverflowsGetsTheImageIn128ByteBlocks() async throws {
+        let bench = try await Bench(scenario: ["firmware-uart=512:11520"], mtu: 247)
+        let report = try await bench.update().result.get()
+        #expect(report.version == "2.5.0")
+        #expect(report.fellBackToSmallBlocks)
+        #expect(report.resentBlocks == 2)  // block 1's second 1 KiB attempt, then its first 128 bytes
+        try await bench.expectUsable(on: "2.5.0")
     }
 
     /// The reader gives up on a block after 10 failed attempts (`CAN CAN`, §7.2).
