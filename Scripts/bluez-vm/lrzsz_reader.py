@@ -66,6 +66,7 @@ parser.add_argument("--mtu", type=int, default=247)
 parser.add_argument("--uart", default=None)
 parser.add_argument("--corrupt-at", type=int, default=None)
 parser.add_argument("--drop-at", type=int, default=None)
+parser.add_argument("--trace", default=None, help="writes every YModem byte each way to this file")
 args = parser.parse_args()
 if shutil.which("rb") is None:
     sys.exit("lrzsz_reader.py needs lrzsz's rb: apt-get install lrzsz")
@@ -78,6 +79,15 @@ loop = GLib.MainLoop()
 
 def log(message):
     print(f"[{args.name}] {message}", flush=True)
+
+
+trace_file = open(args.trace, "w") if args.trace else None
+
+
+def trace(direction, data):
+    if trace_file:
+        trace_file.write(f"{time.monotonic():.4f} {direction} {len(data)} {bytes(data).hex()}\n")
+        trace_file.flush()
 
 
 def crc_ccitt(data):
@@ -271,6 +281,7 @@ class Reader:
         log(f"firmware update: {size} bytes announced, rb started")
 
     def ymodem(self, data):
+        trace("host", data)
         data = bytearray(data)
         if args.corrupt_at is not None and not self.corrupted and self.stream <= args.corrupt_at < self.stream + len(data):
             data[args.corrupt_at - self.stream] ^= 0xFF
@@ -285,6 +296,7 @@ class Reader:
             log(f"dropping the link at byte {self.stream} of the YModem stream")
             self.stop_rb()
             self.disconnect()
+            log(f"link lost during the update; old firmware {self.version} runs")
             return
         if self.uart_rate:
             room = self.uart_capacity - len(self.uart)
@@ -310,6 +322,7 @@ class Reader:
         return True
 
     def to_rb(self, data):
+        trace("rb-in", data)
         try:
             self.rb.stdin.write(data)
             self.rb.stdin.flush()
@@ -324,6 +337,7 @@ class Reader:
         except BlockingIOError:
             return True
         if data:
+            trace("rb-out", data)
             if not self.batch_ended:
                 self.send(data)
             return True

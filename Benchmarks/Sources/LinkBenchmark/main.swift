@@ -5,12 +5,16 @@ import CardReaderKit
 import Glibc
 #endif
 
-// A reader link over a real bluetoothd, over each value transport, measured in the same run:
+// A reader link over a real bluetoothd, measured in the same run:
 // - write → notify latency: GET INFO written, its answer reassembled from the
-//   notifications (median and 90th percentile of 200);
-// - host → reader throughput: 400 packets of the link's largest write (line noise the
-//   reader skips), then a GET INFO whose answer proves every packet arrived.
-// The socket path's figures are printed beside the message path's, as a ratio.
+//   notifications (median and 90th percentile of 200), with notifications over the
+//   AcquireNotify socket and over D-Bus messages;
+// - host → reader throughput of the SDK's writes: 400 packets of the link's largest write
+//   (line noise the reader skips), each a Write Request acknowledged before the next, then
+//   a GET INFO whose answer proves every packet arrived;
+// - the same 400 packets as Write Commands over the AcquireWrite socket: what the link
+//   takes when nothing waits for the reader (no order between ATT bearers), the cost of
+//   order as a ratio.
 //
 // Run inside the bluez-vm guest with an emulated reader served on another controller:
 //   readerctl emulate --adapter hci0 & LinkBenchmark --adapter hci1 --reader VPOS3356
@@ -36,6 +40,7 @@ struct Figures {
     var medianLatency: Duration
     var p90Latency: Duration
     var bytesPerSecond: Double
+    var commandsPerSecond: Double?
 }
 
 struct LinkFailure: Error, CustomStringConvertible {
@@ -59,28 +64,52 @@ func exchange(_ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>
     }
 }
 
-func measure(_ transport: GattValueTransport, reader: String, adapter: String, maximumMTU: Int) async throws -> Figures {
-    let connector = BlueZReaderConnector(
-        reader: reader, adapter: adapter, timeout: .seconds(30), valueTransport: transport, maximumMTU: maximumMTU)
-    guard let link = try await connector.connect() as? BlueZReaderLink else { throw LinkFailure(description: "not a BlueZ link") }
+/// Connects to the reader and binds the SDK's link over it.
+func open(_ transport: GattValueTransport) async throws -> (BluetoothSession, GattConnection, BlueZReaderLink) {
+    let session = try await BluetoothSession.open()
+    let bluetooth = try await session.adapter(named: adapter)
+    let found = try await bluetooth.find(DiscoveryFilter(nameOrAddress: reader), timeout: .seconds(30))
+    let connection = try await bluetooth.device(at: found.path).connect(timeout: .seconds(30), attempts: 3)
+    let link = try await BlueZReaderLink.bind(connection, valueTransport: transport, maximumMTU: maximumMTU)
+    return (session, connection, link)
+}
+
+/// Writes `packets` packets with `write`, then GET INFO through the link; bytes per second.
+func throughput(
+    _ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>.Iterator, decoder: inout FrameDecoder,
+    length: Int, write: ([UInt8]) async throws -> Void
+) async throws -> Double {
+    let packet = [UInt8](repeating: 0, count: length)
+    let packets = 400
+    let started = ContinuousClock.now
+    for _ in 0..<packets { try await write(packet) }
+    _ = try await exchange(link, &inbound, decoder: &decoder)
+    return Double(packets * length) / seconds(ContinuousClock.now - started)
+}
+
+func measure(_ transport: GattValueTransport, commands: Bool) async throws -> Figures {
+    let (session, connection, link) = try await open(transport)
     var inbound = link.inbound.makeAsyncIterator()
     var decoder = FrameDecoder()
     for _ in 0..<20 { _ = try await exchange(link, &inbound, decoder: &decoder) }
     var latencies: [Duration] = []
     for _ in 0..<200 { latencies.append(try await exchange(link, &inbound, decoder: &decoder)) }
     latencies.sort()
-
     let length = await link.maximumWriteLength
-    let packet = [UInt8](repeating: 0, count: length)
-    let packets = 400
-    let started = ContinuousClock.now
-    for _ in 0..<packets { try await link.write(packet) }
-    _ = try await exchange(link, &inbound, decoder: &decoder)
-    let elapsed = ContinuousClock.now - started
+    let ordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await link.write($0) }
+    var unordered: Double?
+    if commands {
+        let receive = try await connection.characteristic(
+            BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
+            inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+        let writer = try await connection.writer(for: receive, type: .command)
+        unordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await writer.write($0) }
+    }
     await link.close()
+    await session.close()
     return Figures(
         transport: link.transport, writeLength: length, medianLatency: latencies[latencies.count / 2],
-        p90Latency: latencies[latencies.count * 9 / 10], bytesPerSecond: Double(packets * length) / seconds(elapsed))
+        p90Latency: latencies[latencies.count * 9 / 10], bytesPerSecond: ordered, commandsPerSecond: unordered)
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -93,15 +122,19 @@ func milliseconds(_ duration: Duration) -> String {
     return String(Double(Int(value * 100)) / 100)
 }
 
-let sockets = try await measure(.acquiredSocket, reader: reader, adapter: adapter, maximumMTU: maximumMTU)
-let messages = try await measure(.dbusMessages, reader: reader, adapter: adapter, maximumMTU: maximumMTU)
-print("transport | write size | write→notify latency, median (p90) | host→reader throughput")
+let sockets = try await measure(.acquiredSocket, commands: true)
+let messages = try await measure(.dbusMessages, commands: false)
+print("link | write size | write→notify latency, median (p90) | host→reader throughput")
 print("--- | --- | --- | ---")
 for figures in [sockets, messages] {
     print(
         "\(figures.transport) | \(figures.writeLength) B | \(milliseconds(figures.medianLatency)) ms (\(milliseconds(figures.p90Latency)) ms)"
             + " | \(Int(figures.bytesPerSecond / 1024)) KiB/s")
 }
+if let commands = sockets.commandsPerSecond {
+    print("write command over acquired-socket, unordered | \(sockets.writeLength) B | - | \(Int(commands / 1024)) KiB/s")
+    let cost = sockets.bytesPerSecond / commands
+    print("order (requests ÷ commands): \(Double(Int(cost * 100)) / 100) of the unordered throughput")
+}
 let latencyRatio = seconds(messages.medianLatency) / seconds(sockets.medianLatency)
-let throughputRatio = sockets.bytesPerSecond / messages.bytesPerSecond
-print("sockets ÷ messages: latency \(Double(Int(latencyRatio * 100)) / 100)× shorter, throughput \(Double(Int(throughputRatio * 100)) / 100)× higher")
+print("notify sockets ÷ messages: latency \(Double(Int(latencyRatio * 100)) / 100)× shorter")

@@ -123,6 +123,9 @@ public struct YModemSender: Sendable {
     /// ignored, rather than taken for the next block's.
     private var resentAfterDeadline = 0
     private var staleACKs = 0
+    /// An ACK (taken or ignored as stale) came since the block in flight was first sent:
+    /// the receiver may hold it, so its number must not carry other data.
+    private var acknowledgementSeen = false
 
     /// A sender for `file`, announced in block 0 as `fileName` (at most 100 bytes of it).
     public init(fileName: String, file: [UInt8], configuration: Configuration = Configuration()) {
@@ -164,7 +167,7 @@ public struct YModemSender: Sendable {
     public mutating func deadlinePassed() -> [Action] {
         if resendWhenQuiet, !isOver {
             resendWhenQuiet = false
-            return resend(failure: .tooManyNAKs(block: blockNumberForErrors ?? 0, attempts: attempts))
+            return resend(failure: .tooManyNAKs(block: blockNumberForErrors ?? 0, attempts: attempts), refused: true)
         }
         switch phase {
         case .waitingForReceiver:
@@ -214,6 +217,7 @@ public struct YModemSender: Sendable {
         case (.header, YModem.ack) where staleACKs > 0, (.data, YModem.ack) where staleACKs > 0,
             (.endOfFile, YModem.ack) where staleACKs > 0 && !eotAcknowledged:
             staleACKs -= 1
+            acknowledgementSeen = true
             return []
         case (.header, YModem.ack) where !headerAcknowledged:
             headerAcknowledged = true
@@ -245,9 +249,12 @@ public struct YModemSender: Sendable {
             phase = .finished
             return [.finished]
         case (.header, YModem.nak) where !headerAcknowledged, (.data, YModem.nak), (.endOfFile, YModem.nak),
-            (.verifying, YModem.nak):
-            // Send again once the receiver has discarded what it took for noise.
+            (.verifying, YModem.nak), (.data(block: 1), YModem.crcRequest):
+            // A refusal (a receiver asks for the first data block again with C): the
+            // receiver is in step on this block, and wants it again once it has discarded
+            // what it took for noise.
             resendWhenQuiet = true
+            staleACKs = 0
             return []
         default:
             return []
@@ -269,6 +276,7 @@ public struct YModemSender: Sendable {
     private mutating func sendBlock(_ block: [UInt8]) -> [Action] {
         attempts = 1
         resentAfterDeadline = 0
+        acknowledgementSeen = false
         resendWhenQuiet = false
         crcRequestBeforeACK = false
         currentBlock = block
@@ -297,9 +305,15 @@ public struct YModemSender: Sendable {
     }
 
     /// Sends the block in flight again, or fails with `failure` when its attempts are spent.
-    private mutating func resend(failure: YModemError) -> [Action] {
-        if case .data = phase, blockSize > 128, currentBlock.count > 133, attempts >= configuration.largeBlockAttempts {
-            // The same data again, from the same block number on, in 128-byte blocks.
+    /// `refused`: the attempt ended in a refusal (`NAK`), not in silence.
+    private mutating func resend(failure: YModemError, refused: Bool = false) -> [Action] {
+        if case .data = phase, blockSize > 128, currentBlock.count > 133, attempts >= configuration.largeBlockAttempts,
+            refused, !acknowledgementSeen
+        {
+            // The same data again, from the same block number on, in 128-byte blocks. Only
+            // when the receiver has refused the block and acknowledged nothing since it was
+            // first sent: one that holds it would take the first small block for a repeat
+            // and the next for new data.
             blockSize = 128
             offset = acknowledgedBytes
             blockIndex -= 1

@@ -64,7 +64,7 @@ import Testing
         var sender = YModemSender(fileName: "f", file: [1, 2, 3])
         _ = sender.start()
         _ = sender.receive([0x00, c])           // noise before the first C
-        _ = sender.receive([ack, c, c])         // ACK and C together, then a repeated C
+        _ = sender.receive([ack, c, 0x55])      // ACK and C together, then noise
         #expect(sender.phase == .data(block: 1))
         #expect(sent(sender.receive([ack])) == [[eot]])
         _ = sender.receive([ack, c])
@@ -119,18 +119,20 @@ import Testing
         #expect(sender.receive([ack]).isEmpty)  // over
     }
 
-    /// Two failed attempts at a 1024-byte block (a receiver whose buffer overflows on a
+    /// Two refused attempts at a 1024-byte block (a receiver whose buffer overflows on a
     /// whole block): the same data goes again from the same block number in 128-byte
-    /// blocks, and so does the rest of the file.
-    @Test func aLargeBlockThatFailsTwiceGoesAgainIn128ByteBlocks() {
+    /// blocks, and so does the rest of the file. Silence alone never splits a block (the
+    /// receiver may hold it).
+    @Test func aLargeBlockRefusedTwiceGoesAgainIn128ByteBlocks() {
         let file = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         var sender = YModemSender(fileName: "f", file: file)
         _ = sender.start()
         _ = sender.receive([c, ack])
         #expect(sent(sender.receive([c])).map(\.count) == [1029])
+        #expect(sent(sender.deadlinePassed()).map(\.count) == [1029])  // silence
+        #expect(sent(sender.deadlinePassed()).map(\.count) == [1029])  // silence again: still 1 KiB
         _ = sender.receive([nak])
-        #expect(sent(sender.deadlinePassed()).map(\.count) == [1029])
-        var blocks = sent(sender.deadlinePassed())  // silence after the second attempt
+        var blocks = sent(sender.deadlinePassed())  // refused, then quiet
         #expect(sender.blockSize == 128)
         while case .data = sender.phase { blocks += sent(sender.receive([ack])) }
         blocks.removeLast()  // EOT
@@ -139,6 +141,38 @@ import Testing
         #expect(blocks.map { Int($0[1]) } == Array(1...12))
         #expect(blocks.flatMap { $0[3..<131] }.prefix(1500).elementsEqual(file))
         #expect(sender.acknowledgedBytes == 1500)
+    }
+
+    /// A C after the first data block is the receiver asking for it again (lrzsz's rb
+    /// answers a damaged first block so): a refusal, resent once the line is quiet.
+    @Test func aCAfterTheFirstDataBlockAsksForItAgain() {
+        var sender = YModemSender(fileName: "f", file: [UInt8](repeating: 3, count: 2000))
+        _ = sender.start()
+        _ = sender.receive([c, ack])
+        let first = sent(sender.receive([c]))
+        #expect(sender.receive([c]) == [.awaitAnswer(within: .seconds(1))])
+        #expect(sent(sender.deadlinePassed()) == first)
+        _ = sender.receive([ack])
+        #expect(sender.receive([c]).isEmpty)    // a C during block 2 means nothing
+        #expect(sender.phase == .data(block: 2))
+    }
+
+    /// A block resent after silence whose earlier copy the receiver then acknowledges (late,
+    /// or as a repeat) may be held by the receiver: when it is refused next, it goes again
+    /// in 1 KiB, never as 128-byte blocks under the same number (the receiver would take the
+    /// first for a repeat of the block it holds and the second for the next block's data).
+    @Test func aBlockTheReceiverMayHoldIsNeverSplitUnderItsNumber() {
+        var sender = YModemSender(fileName: "f", file: [UInt8](repeating: 5, count: 4000))
+        _ = sender.start()
+        _ = sender.receive([c, ack, c])           // block 1 leaves
+        _ = sender.deadlinePassed()               // silence: block 1 again
+        _ = sender.receive([ack])                 // block 1 acknowledged: block 2 leaves
+        #expect(sender.receive([ack]).isEmpty)    // taken as the late answer to block 1's copy
+        _ = sender.receive([nak])
+        let again = sent(sender.deadlinePassed())
+        #expect(again.map(\.count) == [1029])    // not split: an ACK came during block 2
+        #expect(again.first?[1] == 2)
+        #expect(sender.blockSize == 1024)
     }
 
     /// Over several ATT bearers, the C that follows an ACK can arrive first: after block 0
