@@ -181,6 +181,7 @@ public struct YModemSender: Sendable {
             resentAfterDeadline += 1
             return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
         case .endOfFile:
+            resentAfterDeadline += 1
             return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
         case .verifying:
             return fail(.noAnswer(block: 0, after: configuration.verificationTimeout))
@@ -215,7 +216,7 @@ public struct YModemSender: Sendable {
             phase = .header
             return sendBlock(header)
         case (.header, YModem.ack) where staleACKs > 0, (.data, YModem.ack) where staleACKs > 0,
-            (.endOfFile, YModem.ack) where staleACKs > 0 && !eotAcknowledged:
+            (.endOfFile, YModem.ack) where staleACKs > 0 && !eotAcknowledged, (.verifying, YModem.ack) where staleACKs > 0:
             staleACKs -= 1
             acknowledgementSeen = true
             return []
@@ -242,6 +243,7 @@ public struct YModemSender: Sendable {
         case (.endOfFile, YModem.ack) where !eotAcknowledged:
             eotAcknowledged = true
             resendWhenQuiet = false
+            staleACKs = resentAfterDeadline
             return crcRequestBeforeACK ? endBatch() : [.awaitAnswer(within: configuration.answerTimeout)]
         case (.endOfFile, YModem.crcRequest) where eotAcknowledged:
             return endBatch()
@@ -250,11 +252,9 @@ public struct YModemSender: Sendable {
             return [.finished]
         case (.header, YModem.nak) where !headerAcknowledged, (.data, YModem.nak), (.endOfFile, YModem.nak),
             (.verifying, YModem.nak), (.data(block: 1), YModem.crcRequest):
-            // A refusal (a receiver asks for the first data block again with C): the
-            // receiver is in step on this block, and wants it again once it has discarded
-            // what it took for noise.
+            // A refusal (a receiver asks for the first data block again with C): send the
+            // block again once the receiver has discarded what it took for noise.
             resendWhenQuiet = true
-            staleACKs = 0
             return []
         default:
             return []
@@ -288,6 +288,7 @@ public struct YModemSender: Sendable {
             phase = .endOfFile
             eotSent = 0
             attempts = 0
+            resentAfterDeadline = 0
         }
         eotSent += 1
         attempts += 1
