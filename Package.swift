@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
-                "CardReaderKit", "BLETransport", "ChildProcessSupport",
+                "CardReaderKit", "BLETransport", "ChildProcessSupport", "BlueZTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],

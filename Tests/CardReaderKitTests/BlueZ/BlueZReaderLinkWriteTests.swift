@@ -1,0 +1,60 @@
+import BLETransport
+import BlueZTestSupport
+import CardReaderKit
+import ReaderProtocol
+import Testing
+
+/// RX writes over BlueZ, against a fake bluetoothd on a private dbus-daemon that offers
+/// `AcquireWrite` as a stock bluetoothd does: the reader link still writes Write Requests
+/// (`WriteValue`, type `request`), which keep their order over several ATT bearers, and a
+/// frame longer than one write leaves as packets of MTU − 3 that put back together are the
+/// frame (the frame's bytes come from the documented layout, §2, checked in FrameTests).
+@Suite(.enabled(if: TestBus.isAvailable, "needs dbus-daemon and libdbus-1.so.3: apt-get install dbus"))
+struct BlueZReaderLinkWriteTests {
+    struct Opened: ReaderConnector {
+        let link: BlueZReaderLink
+        var readerDescription: String { "fake reader" }
+        func connect() async throws(LinkError) -> any ReaderLink { link }
+    }
+
+    @Test func aLongAPDUFrameLeavesAsWriteRequestsInOrderEvenWhereAcquireWriteIsOffered() async throws {
+        let bus = try TestBus()
+        defer { withExtendedLifetime(bus) {} }
+        let fake = try await FakeBlueZ.start(on: bus)
+        try fake.addAdapter("hci1", powered: true)
+        let peripheral = FakeReader()
+        try peripheral.export(on: fake, abortedConnects: 0, offeringSockets: true)
+        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let adapter = try await session.adapter(named: "hci1")
+        let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(5))
+        let link = try await BlueZReaderLink.bind(connection)
+        #expect(link.transport == BlueZReaderLink.Transport(notifications: .acquiredSocket, writes: .request))
+        #expect(fake.recorded("AcquireWrite").isEmpty)
+        #expect(await link.maximumWriteLength == 20)  // RX's MTU property is 23
+
+        // SELECT with 255 data bytes and Le 256: a 268-byte frame, 14 writes at MTU 23.
+        let data = (0..<255).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let apdu = try CommandAPDU(parsing: [0x00, 0xA4, 0x04, 0x00, 0xFF] + data + [0x00])
+        let frame = try ReaderCommand.iccAPDU(apdu).frame.encoded()
+        #expect(frame.count == 268)
+        let reader = CardReader(connector: Opened(link: link))
+        try await reader.connect()
+        // The fake reader never answers: the exchange is cancelled once the frame is out.
+        let exchange = Task { _ = try? await reader.transmit(apdu) }
+        let packets = try await within(10, "the frame's 14 writes") {
+            while true {
+                let writes = peripheral.writes.withLock { $0 }
+                if writes.count >= 14 { return Array(writes.prefix(14)) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        exchange.cancel()
+        await exchange.value
+        #expect(packets.allSatisfy { $0.1 == "request" })
+        #expect(packets.allSatisfy { $0.0.count <= 20 })
+        #expect(packets.flatMap(\.0) == frame)
+        await reader.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+}
