@@ -42,21 +42,16 @@ import time
 import zlib
 
 import dbus
-import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
-BLUEZ = "org.bluez"
-PROPS = "org.freedesktop.DBus.Properties"
-OBJMGR = "org.freedesktop.DBus.ObjectManager"
-GATT_CHRC = "org.bluez.GattCharacteristic1"
+from bluez_objects import BLUEZ, PROPS, Advertisement, Application, Characteristic, Exported
 SERVICE_UUID = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
 TX_UUID = "49535343-1e4d-4bd9-ba61-23c647249616"
 RX_UUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
 MODEL = "VPOS3356"
 ATR = bytes.fromhex("3B 68 00 00 00 73 C8 40 13 00 90 00")
-END_OF_BATCH = bytes([0x01, 0x00, 0xFF]) + bytes(130)  # SOH 00 FF, 128 NULs, CRC 0000
-ACK, CAN = 0x06, 0x18
+EOT, ACK, CAN = 0x04, 0x06, 0x18
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--adapter", default="hci0")
@@ -99,74 +94,6 @@ def frame(main, sub, status, data=b""):
     return b"\x02" + body + struct.pack(">H", crc_ccitt(body))
 
 
-# --- GATT objects ---------------------------------------------------------------------------
-
-class Exported(dbus.service.Object):
-    def __init__(self, path, iface, props):
-        self.path, self.iface, self.props = path, iface, props
-        super().__init__(bus, path)
-
-    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
-    def GetAll(self, iface):
-        return self.props
-
-    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
-    def Get(self, iface, name):
-        return self.props[name]
-
-    @dbus.service.signal(PROPS, signature="sa{sv}as")
-    def PropertiesChanged(self, iface, changed, invalidated):
-        pass
-
-
-class Characteristic(Exported):
-    def __init__(self, service, index, uuid, flags, read=None, on_write=None):
-        super().__init__(f"{service}/char{index}", GATT_CHRC, {
-            "UUID": uuid, "Service": dbus.ObjectPath(service),
-            "Flags": dbus.Array(flags, signature="s"), "Value": dbus.Array([], signature="y")})
-        self.read, self.on_write = read, on_write
-
-    @dbus.service.method(GATT_CHRC, in_signature="a{sv}", out_signature="ay")
-    def ReadValue(self, options):
-        return dbus.Array(self.read() if self.read else b"", signature="y")
-
-    @dbus.service.method(GATT_CHRC, in_signature="aya{sv}")
-    def WriteValue(self, value, options):
-        self.on_write(bytes(value), options)
-
-    @dbus.service.method(GATT_CHRC)
-    def StartNotify(self):
-        log("TX notifications on")
-
-    @dbus.service.method(GATT_CHRC)
-    def StopNotify(self):
-        log("TX notifications off")
-
-    def notify(self, data):
-        self.props["Value"] = dbus.Array(data, signature="y")
-        self.PropertiesChanged(self.iface, {"Value": self.props["Value"]}, [])
-
-
-class Application(dbus.service.Object):
-    def __init__(self, objects):
-        self.objects = objects
-        super().__init__(bus, APP)
-
-    @dbus.service.method(OBJMGR, out_signature="a{oa{sa{sv}}}")
-    def GetManagedObjects(self):
-        return {o.path: {o.iface: o.props} for o in self.objects}
-
-
-class Advertisement(Exported):
-    def __init__(self, index):
-        super().__init__(f"{APP}/adv{index}", "org.bluez.LEAdvertisement1", {
-            "Type": "peripheral", "LocalName": args.name, "Duration": dbus.UInt16(1)})
-
-    @dbus.service.method("org.bluez.LEAdvertisement1")
-    def Release(self):
-        pass
-
-
 # --- The reader -----------------------------------------------------------------------------
 
 class Reader:
@@ -180,7 +107,8 @@ class Reader:
         self.work = None          # rb's folder
         self.expected_size = 0
         self.stream = 0           # YModem bytes received from the host
-        self.tail = b""           # the last bytes of the stream, to spot the end of the batch
+        self.tail = b""           # the last 133 bytes of the stream, to spot the end of the batch
+        self.eot_seen = False     # the host has sent EOT
         self.batch_ended = False  # the host sent the empty block 0: rb's output is held
         self.uart = bytearray()
         self.uart_capacity, self.uart_rate = (int(x) for x in args.uart.split(":")) if args.uart else (0, 0)
@@ -273,7 +201,7 @@ class Reader:
         os.set_blocking(self.rb.stdout.fileno(), False)
         GLib.io_add_watch(self.rb.stdout.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.rb_output)
         self.expected_size = size
-        self.stream, self.tail, self.batch_ended = 0, b"", False
+        self.stream, self.tail, self.eot_seen, self.batch_ended = 0, b"", False, False
         self.uart.clear()
         if self.uart_rate:
             self.uart_last = time.monotonic()
@@ -288,8 +216,11 @@ class Reader:
             self.corrupted = True
             log(f"corrupted byte {args.corrupt_at} of the YModem stream")
         self.stream += len(data)
-        self.tail = (self.tail + bytes(data))[-len(END_OF_BATCH):]
-        if self.tail == END_OF_BATCH:
+        if bytes(data) == bytes([EOT]):
+            self.eot_seen = True
+        # The block 0 after EOT with an empty name (SOH 00 FF NUL…) ends the batch.
+        self.tail = (self.tail + bytes(data))[-133:]
+        if self.eot_seen and len(self.tail) == 133 and self.tail[:4] == bytes([0x01, 0x00, 0xFF, 0x00]):
             self.batch_ended = True
         if args.drop_at is not None and not self.dropped_link and self.stream >= args.drop_at:
             self.dropped_link = True
@@ -402,7 +333,7 @@ class Reader:
 
     def advertise(self):
         for i in range(2):
-            adv = self.advertisements[i] if len(self.advertisements) > i else Advertisement(i)
+            adv = self.advertisements[i] if len(self.advertisements) > i else Advertisement(bus, f"{APP}/adv{i}", args.name)
             if len(self.advertisements) <= i:
                 self.advertisements.append(adv)
             manager = dbus.Interface(bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}"), "org.bluez.LEAdvertisingManager1")
@@ -443,15 +374,15 @@ def check_image(image, expected_size):
 
 reader = Reader()
 path = f"{APP}/service0"
-service = Exported(path, "org.bluez.GattService1", {"UUID": SERVICE_UUID, "Primary": True})
-tx = Characteristic(path, 0, TX_UUID, ["notify"])
-rx = Characteristic(path, 1, RX_UUID, ["write", "write-without-response"], on_write=reader.received)
+service = Exported(bus, path, "org.bluez.GattService1", {"UUID": SERVICE_UUID, "Primary": True})
+tx = Characteristic(bus, path, 0, TX_UUID, ["notify"])
+rx = Characteristic(bus, path, 1, RX_UUID, ["write", "write-without-response"], on_write=reader.received)
 info_path = f"{APP}/service1"
-info = Exported(info_path, "org.bluez.GattService1", {"UUID": "0000180a-0000-1000-8000-00805f9b34fb", "Primary": True})
-model = Characteristic(info_path, 0, "00002a24-0000-1000-8000-00805f9b34fb", ["read"], read=lambda: MODEL.encode())
-revision = Characteristic(info_path, 1, "00002a26-0000-1000-8000-00805f9b34fb", ["read"],
+info = Exported(bus, info_path, "org.bluez.GattService1", {"UUID": "0000180a-0000-1000-8000-00805f9b34fb", "Primary": True})
+model = Characteristic(bus, info_path, 0, "00002a24-0000-1000-8000-00805f9b34fb", ["read"], read=lambda: MODEL.encode())
+revision = Characteristic(bus, info_path, 1, "00002a26-0000-1000-8000-00805f9b34fb", ["read"],
                           read=lambda: reader.version.encode())
-app = Application([service, tx, rx, info, model, revision])
+app = Application(bus, APP, [service, tx, rx, info, model, revision])
 
 
 def registered():

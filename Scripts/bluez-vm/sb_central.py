@@ -24,10 +24,7 @@ import dbus
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
-BLUEZ = "org.bluez"
-PROPS = "org.freedesktop.DBus.Properties"
-OBJMGR = "org.freedesktop.DBus.ObjectManager"
-GATT_CHRC = "org.bluez.GattCharacteristic1"
+from bluez_objects import BLUEZ, GATT_CHRC, OBJMGR, PROPS, wait_for as serve_until
 TX_UUID = "49535343-1e4d-4bd9-ba61-23c647249616"
 RX_UUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
 
@@ -46,17 +43,13 @@ notified = bytearray()
 
 
 def fail(why):
-    print(f"sb: failed: {why}", flush=True)
+    print(f"sb: failed: {' '.join(str(why).split())}", flush=True)
     sys.exit(1)
 
 
 def wait_for(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            fail(f"{what}: nothing within {timeout} s")
-        GLib.timeout_add(5, lambda: False)
-        context.iteration(True)
+    if not serve_until(predicate, timeout):
+        fail(f"{what}: nothing within {timeout} s")
 
 
 def call(path, interface, method, *arguments, timeout=30):
@@ -75,6 +68,11 @@ def on_added(path, interfaces):
         objects.setdefault(str(path), {}).setdefault(str(interface), {}).update(properties)
 
 
+def on_removed(path, interfaces):
+    for interface in interfaces:
+        objects.get(str(path), {}).pop(str(interface), None)
+
+
 def on_changed(interface, changed, invalidated, path=None):
     objects.setdefault(str(path), {}).setdefault(str(interface), {}).update(changed)
     if interface == GATT_CHRC and "Value" in changed and str(path) == tx_path:
@@ -83,6 +81,7 @@ def on_changed(interface, changed, invalidated, path=None):
 
 tx_path = None
 bus.add_signal_receiver(on_added, "InterfacesAdded", OBJMGR, BLUEZ)
+bus.add_signal_receiver(on_removed, "InterfacesRemoved", OBJMGR, BLUEZ)
 bus.add_signal_receiver(on_changed, "PropertiesChanged", PROPS, BLUEZ, path_keyword="path")
 for path, interfaces in call("/", OBJMGR, "GetManagedObjects").items():
     on_added(path, interfaces)

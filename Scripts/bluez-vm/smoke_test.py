@@ -12,13 +12,10 @@ import sys
 import time
 
 import dbus
-import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
-from gi.repository import GLib
 
-BLUEZ = "org.bluez"
-PROPS = "org.freedesktop.DBus.Properties"
-OBJMGR = "org.freedesktop.DBus.ObjectManager"
+from bluez_objects import BLUEZ, OBJMGR, PROPS, Advertisement, Application, Characteristic, Exported
+from bluez_objects import wait_for as serve_until
 SERVICE_UUID = "49535343-fe7d-4ae5-8fa9-9fafd205e455"
 NOTIFY_UUID = "49535343-1e4d-4bd9-ba61-23c647249616"
 WRITE_UUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
@@ -30,7 +27,6 @@ APP = "/cardreaderkit/smoke"
 
 DBusGMainLoop(set_as_default=True)
 bus = dbus.SystemBus()
-ctx = GLib.MainContext.default()
 
 
 def uptime():
@@ -45,12 +41,8 @@ def fail(step, why):
 
 def wait_for(step, predicate, timeout):
     """Runs the GLib main loop until predicate() is true, at most timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            fail(step, f"timed out after {timeout} s")
-        GLib.timeout_add(20, lambda: False)  # wake up at least every 20 ms
-        ctx.iteration(True)
+    if not serve_until(predicate, timeout):
+        fail(step, f"timed out after {timeout} s")
 
 
 def call(step, path, iface, method, *args, timeout=20):
@@ -69,85 +61,18 @@ def call(step, path, iface, method, *args, timeout=20):
 
 # --- Peripheral (hci0): GATT application and advertisements ---------------------------
 
-class Exported(dbus.service.Object):
-    def __init__(self, path, iface, props):
-        self.path, self.iface, self.props = path, iface, props
-        super().__init__(bus, path)
-
-    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
-    def GetAll(self, iface):
-        return self.props
-
-    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
-    def Get(self, iface, name):
-        return self.props[name]
-
-    @dbus.service.signal(PROPS, signature="sa{sv}as")
-    def PropertiesChanged(self, iface, changed, invalidated):
-        pass
-
-
-class Characteristic(Exported):
-    def __init__(self, index, uuid, flags, on_write=None):
-        super().__init__(f"{APP}/service0/char{index}", "org.bluez.GattCharacteristic1", {
-            "UUID": uuid, "Service": dbus.ObjectPath(f"{APP}/service0"),
-            "Flags": dbus.Array(flags, signature="s"),
-            "Value": dbus.Array([], signature="y")})
-        self.on_write = on_write
-
-    @dbus.service.method("org.bluez.GattCharacteristic1", in_signature="a{sv}", out_signature="ay")
-    def ReadValue(self, options):
-        return self.props["Value"]
-
-    @dbus.service.method("org.bluez.GattCharacteristic1", in_signature="aya{sv}")
-    def WriteValue(self, value, options):
-        self.on_write(bytes(value))
-
-    @dbus.service.method("org.bluez.GattCharacteristic1")
-    def StartNotify(self):
-        pass
-
-    @dbus.service.method("org.bluez.GattCharacteristic1")
-    def StopNotify(self):
-        pass
-
-    def notify(self, data):
-        self.props["Value"] = dbus.Array(data, signature="y")
-        self.PropertiesChanged(self.iface, {"Value": self.props["Value"]}, [])
-
-
-class Application(dbus.service.Object):
-    def __init__(self, objects):
-        self.objects = objects
-        super().__init__(bus, APP)
-
-    @dbus.service.method(OBJMGR, out_signature="a{oa{sa{sv}}}")
-    def GetManagedObjects(self):
-        return {o.path: {o.iface: o.props} for o in self.objects}
-
-
-class Advertisement(Exported):
-    def __init__(self, index):
-        super().__init__(f"{APP}/adv{index}", "org.bluez.LEAdvertisement1", {
-            "Type": "peripheral", "LocalName": NAME, "Duration": dbus.UInt16(1)})
-
-    @dbus.service.method("org.bluez.LEAdvertisement1")
-    def Release(self):
-        pass
-
-
 t_start = uptime()
 print(f"smoke: script started at guest uptime {t_start:.2f} s", flush=True)
-service = Exported(f"{APP}/service0", "org.bluez.GattService1",
+service = Exported(bus, f"{APP}/service0", "org.bluez.GattService1",
                    {"UUID": SERVICE_UUID, "Primary": True})
-notify_char = Characteristic(0, NOTIFY_UUID, ["notify"])
-write_char = Characteristic(1, WRITE_UUID, ["write", "write-without-response"],
-                            on_write=notify_char.notify)  # echo
-app = Application([service, notify_char, write_char])
+notify_char = Characteristic(bus, service.path, 0, NOTIFY_UUID, ["notify"])
+write_char = Characteristic(bus, service.path, 1, WRITE_UUID, ["write", "write-without-response"],
+                            on_write=lambda value, options: notify_char.notify(value))  # echo
+app = Application(bus, APP, [service, notify_char, write_char])
 call("register GATT application on hci0", "/org/bluez/hci0", "org.bluez.GattManager1",
      "RegisterApplication", dbus.ObjectPath(APP), dbus.Dictionary({}, signature="sv"))
 for i in range(2):
-    adv = Advertisement(i)
+    adv = Advertisement(bus, f"{APP}/adv{i}", NAME)
     call(f"register advertisement {i} on hci0", "/org/bluez/hci0",
          "org.bluez.LEAdvertisingManager1", "RegisterAdvertisement",
          dbus.ObjectPath(adv.path), dbus.Dictionary({}, signature="sv"))

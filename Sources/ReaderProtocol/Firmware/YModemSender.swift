@@ -19,13 +19,18 @@
 ///   within the answer time, the sender goes on as if it had (the receiver that
 ///   acknowledged is waiting for the next block).
 ///
-/// Recovery converges: after a `NAK` the sender writes nothing until the line has been
+/// Recovery converges: after a refusal (`NAK`, or `C` after the first data block, as a
+/// receiver asks for that block again) the sender writes nothing until the line has been
 /// quiet for ``Configuration/quietPeriod`` (each byte from the receiver starts the wait
 /// again, and further `NAK`s in it cost no attempt), so a receiver that took part of a
 /// block for noise has discarded it; then the whole block goes again. A silent deadline
-/// resends at once. A 1024-byte block that fails ``Configuration/largeBlockAttempts`` times
-/// is sent again, with everything after it, in 128-byte blocks: a receiver whose buffer
-/// overflows on a whole block (a UART behind the radio) still gets the file.
+/// resends at once. A 1024-byte block refused ``Configuration/largeBlockAttempts`` times is
+/// sent again, with everything after it, in 128-byte blocks from the same block number: a
+/// receiver whose buffer overflows on a whole block (a UART behind the radio) still gets
+/// the file. Only after a refusal and with no `ACK` since the block was first sent: a
+/// receiver that already holds the large block would take the first small one for a repeat
+/// and the next for new data. No block number ever carries other data than the receiver
+/// may hold under it, so whatever the link does, a file the receiver takes is the file.
 public struct YModemSender: Sendable {
     /// Limits and deadlines; the defaults are the reader's (§7.2, §8).
     public struct Configuration: Sendable, Hashable {
@@ -177,10 +182,7 @@ public struct YModemSender: Sendable {
             return nextDataBlock()
         case .endOfFile where eotAcknowledged:
             return endBatch()
-        case .header, .data:
-            resentAfterDeadline += 1
-            return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
-        case .endOfFile:
+        case .header, .data, .endOfFile:
             resentAfterDeadline += 1
             return resend(failure: .noAnswer(block: blockNumberForErrors, after: configuration.answerTimeout))
         case .verifying:
