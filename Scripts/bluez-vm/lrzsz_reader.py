@@ -24,6 +24,8 @@ Faults, as a reader's own hardware would make them:
   --corrupt-at N      flips the Nth byte (0-based) of the YModem stream once
   --drop-at N         disconnects the central once N bytes of the YModem stream arrived
 
+Notifications carry at most MTU − 5 bytes (see send()).
+
 Usage: lrzsz_reader.py --adapter hci0 --name VPOS3356-0101 [--version 2.4.1] [--mtu 247]
        [--uart 512:11520] [--corrupt-at N] [--drop-at N]
 Prints "serving NAME on ADAPTER" once advertising; runs until SIGINT or SIGTERM.
@@ -188,7 +190,9 @@ class Reader:
             self.send(frame(main, sub, 0x06))
 
     def send(self, data):
-        size = max(1, self.mtu - 3)
+        # MTU − 5: bluetoothd cuts each value of a Multiple Handle Value Notification (what
+        # it sends a BlueZ central) to the MTU − 5 (Docs/bluetooth-notes.md).
+        size = max(1, self.mtu - 5)
         for start in range(0, len(data), size):
             tx.notify(data[start:start + size])
 

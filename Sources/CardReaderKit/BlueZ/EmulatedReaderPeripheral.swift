@@ -6,8 +6,8 @@ import Logging
 /// write-without-response), Device Information (`180A`) and Battery (`180F`) — and a
 /// connectable advertisement named `VPOS3356-XXXX`.
 ///
-/// Notifications are cut at the ATT MTU BlueZ reports with each write (23 until it
-/// does); one central at a time: writes from a second are refused with
+/// Notifications carry at most ``notificationLength(mtu:)`` bytes of the ATT MTU BlueZ
+/// reports with each write (23 until it does); one central at a time: writes from a second are refused with
 /// `org.bluez.Error.NotPermitted`. When the emulated reader drops the link, the central
 /// is disconnected.
 ///
@@ -26,7 +26,7 @@ public actor EmulatedReaderPeripheral {
     public nonisolated let localName: String
     /// The adapter it serves on, e.g. `hci0`.
     public nonisolated let adapterName: String
-    /// The largest ATT MTU it uses: notifications are at most this − 3 bytes.
+    /// The largest ATT MTU it uses: notifications are at most this − 5 bytes.
     public nonisolated let maximumMTU: Int
 
     private let session: BluetoothSession
@@ -211,7 +211,7 @@ public actor EmulatedReaderPeripheral {
         } else {
             let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), maximumMTU)
             do throws(LinkError) {
-                let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
+                let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength(mtu: mtu))
                 id = connection.id
                 connectionID = id
                 central = request.device
@@ -233,6 +233,16 @@ public actor EmulatedReaderPeripheral {
         } catch {
             throw .failed(error.description)
         }
+    }
+
+    /// The bytes one notification carries at ATT MTU `mtu`: MTU − 5, not MTU − 3.
+    /// bluetoothd sends a peripheral's notifications to a central that supports them (every
+    /// BlueZ central) as Multiple Handle Value Notifications, which put a handle and a length
+    /// before each value, and cuts a value to the largest bearer's MTU − 5 (BlueZ 5.66 to
+    /// this day, `bt_gatt_server_send_notification`): at MTU 247 on one bearer, 244-byte
+    /// notifications lose 2 bytes each.
+    static func notificationLength(mtu: Int) -> Int {
+        mtu - 5
     }
 
     private func send(_ bytes: [UInt8]) {

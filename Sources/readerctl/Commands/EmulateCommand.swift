@@ -31,7 +31,7 @@ struct EmulateCommand: AsyncParsableCommand {
     @OptionGroup var emulator: EmulatedReaderOptions
 
     @Option(help: ArgumentHelp(
-        "The largest ATT MTU to use, 23…247: notifications are at most MTU − 3 bytes, even where the link negotiated more.",
+        "The largest ATT MTU to use, 23…247: notifications are at most MTU − 5 bytes (bluetoothd cuts longer values of the Multiple Handle Value Notifications it sends a BlueZ central), even where the link negotiated more.",
         valueName: "bytes"))
     var mtu = 247
 

@@ -1,6 +1,6 @@
 import BLETransport
 import BlueZTestSupport
-import CardReaderKit
+@testable import CardReaderKit
 import ReaderProtocol
 import Testing
 
@@ -56,5 +56,15 @@ struct BlueZReaderLinkWriteTests {
         await reader.disconnect()
         await session.close()
         await fake.connection.close()
+    }
+
+    /// bluetoothd cuts each value of a Multiple Handle Value Notification to the MTU − 5
+    /// (BlueZ's `bt_gatt_server_send_notification`: the PDU holds MTU − 1 bytes, each value
+    /// follows a 2-byte handle and a 2-byte length), so the emulated peripheral notifies that
+    /// much: 242 bytes at MTU 247, 18 at 23. (At MTU 247 on one bearer, 244-byte
+    /// notifications arrived 2 bytes short in the bluez-vm guest.)
+    @Test func theEmulatedPeripheralNotifiesWhatAMultipleNotificationCarries() {
+        #expect(EmulatedReaderPeripheral.notificationLength(mtu: 247) == 242)
+        #expect(EmulatedReaderPeripheral.notificationLength(mtu: 23) == 18)
     }
 }
