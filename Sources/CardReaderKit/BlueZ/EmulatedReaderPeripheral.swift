@@ -6,8 +6,9 @@ import Logging
 /// write-without-response), Device Information (`180A`) and Battery (`180F`) — and a
 /// connectable advertisement named `VPOS3356-XXXX`.
 ///
-/// Notifications carry at most ``notificationLength(mtu:)`` bytes of the ATT MTU BlueZ
-/// reports with each write (23 until it does); one central at a time: writes from a second are refused with
+/// Notifications carry at most MTU − 5 bytes of the ATT MTU BlueZ reports with each write
+/// (23 until it does: bluetoothd cuts longer values of the Multiple Handle Value
+/// Notifications it sends a BlueZ central); one central at a time: writes from a second are refused with
 /// `org.bluez.Error.NotPermitted`. When the emulated reader drops the link, the central
 /// is disconnected.
 ///
