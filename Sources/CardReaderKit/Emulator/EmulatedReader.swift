@@ -128,8 +128,9 @@ public actor EmulatedReader {
 
     // MARK: - Host side
 
-    /// A host connects, with notifications of at most `maximumNotificationLength` bytes
-    /// (ATT MTU − 3: 20…244). One central at a time: a second is refused.
+    /// A host connects, with notifications of at most `maximumNotificationLength` bytes,
+    /// 18…244 (ATT MTU − 3 in process; MTU − 5 through bluetoothd, whose Multiple Handle
+    /// Value Notifications carry no more). One central at a time: a second is refused.
     public func connect(maximumNotificationLength: Int) throws(LinkError) -> Connection {
         guard connection == nil else {
             throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
@@ -137,8 +138,9 @@ public actor EmulatedReader {
         guard restart != .restarting else {
             throw LinkError(.connectionRefused, "the emulated reader is restarting")
         }
-        guard (20...244).contains(maximumNotificationLength) else {
-            throw LinkError(.invalidMTU, "the ATT MTU must be 23…247")
+        // 18 bytes: MTU 23 less the 5 a Multiple Handle Value Notification takes (BlueZ).
+        guard (18...244).contains(maximumNotificationLength) else {
+            throw LinkError(.invalidMTU, "notifications must carry 18…244 bytes (ATT MTU 23…247)")
         }
         connectionCount += 1
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)

@@ -17,6 +17,7 @@ public actor EmulatedReaderLink: ReaderLink {
 
     /// Connects to `reader` at ATT MTU `mtu` (23…247).
     public init(reader: EmulatedReader, mtu: Int = 23) async throws(LinkError) {
+        guard (23...247).contains(mtu) else { throw LinkError(.invalidMTU, "the ATT MTU must be 23…247") }
         do {
             // A reader restarting after a firmware update is not there until it is back.
             try await reader.waitUntilRunning()
