@@ -8,9 +8,13 @@ let strictImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibil
 let package = Package(
     name: "CardReaderKit",
     products: [
+        // The reader over BlueZ, with the protocol's types: what a point-of-sale backend links.
         .library(name: "CardReaderKit", targets: ["CardReaderKit"]),
+        // The emulated reader and a manual clock, for a backend's tests.
+        .library(name: "CardReaderKitTesting", targets: ["CardReaderKitTesting"]),
         .library(name: "ReaderProtocol", targets: ["ReaderProtocol"]),
-        .library(name: "BLETransport", targets: ["BLETransport"]),
+        // BlueZ and D-Bus themselves: no API promise, for the benchmarks beside the package.
+        .library(name: "_BLETransport", targets: ["BLETransport"]),
         .executable(name: "readerctl", targets: ["readerctl"]),
     ],
     dependencies: [
@@ -25,22 +29,55 @@ let package = Package(
         // libdbus's API, declared by the project and loaded at run time: building needs no
         // libdbus headers, and nothing links libdbus.
         .target(name: "CDBus"),
+        // The package's one lock, shared by BLETransport, the testing product and readerctl.
+        .target(name: "Locking", swiftSettings: strictImports),
         .target(
             name: "BLETransport",
             dependencies: [
                 "CDBus",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
         ),
+        // The reader, its link abstraction, firmware update and EMV: no transport in it.
         .target(
-            name: "CardReaderKit",
+            name: "CardReaderCore",
             dependencies: [
                 "ReaderProtocol",
-                "BLETransport",
                 .product(name: "Logging", package: "swift-log"),
                 // CoreMetrics, not Metrics: the API without Foundation.
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictImports
+        ),
+        // The one place the core meets BlueZ: connector, fleet, the link over GATT.
+        .target(
+            name: "CardReaderKit",
+            dependencies: [
+                "CardReaderCore",
+                "BLETransport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports
+        ),
+        // The emulated reader and the manual clock, on the core alone.
+        .target(
+            name: "CardReaderKitTesting",
+            dependencies: [
+                "CardReaderCore",
+                "Locking",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictImports
+        ),
+        // The emulated reader served as a BLE peripheral through bluetoothd (readerctl emulate).
+        .target(
+            name: "EmulatedPeripheral",
+            dependencies: [
+                "CardReaderKitTesting",
+                "BLETransport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
         ),
@@ -48,7 +85,10 @@ let package = Package(
             name: "readerctl",
             dependencies: [
                 "CardReaderKit",
+                "CardReaderKitTesting",
+                "EmulatedPeripheral",
                 "BLETransport",
+                "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -58,24 +98,27 @@ let package = Package(
         .target(name: "ChildProcessSupport", path: "Tests/Support/ChildProcessSupport", swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(
-            name: "BlueZTestSupport", dependencies: ["BLETransport"], path: "Tests/Support/BlueZTestSupport",
+            name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking"], path: "Tests/Support/BlueZTestSupport",
             swiftSettings: strictImports),
         .testTarget(
             name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport"],
             swiftSettings: strictImports),
         .testTarget(
-            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "BlueZTestSupport"],
+            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "Locking", "BlueZTestSupport"],
             swiftSettings: strictImports),
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
-                "CardReaderKit", "BLETransport", "ChildProcessSupport", "BlueZTestSupport",
+                "CardReaderCore", "CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport",
+                "Locking", "ChildProcessSupport", "BlueZTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports),
         .testTarget(name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport"], swiftSettings: strictImports),
-        .testTarget(name: "BlueZIntegrationTests", dependencies: ["CardReaderKit", "BLETransport"], swiftSettings: strictImports),
+        .testTarget(
+            name: "BlueZIntegrationTests",
+            dependencies: ["CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport"], swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,7 +30,8 @@ let package = Package(
         .executableTarget(
             name: "SoakBenchmark",
             dependencies: [
-                .product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk), .product(name: "Logging", package: "swift-log"), "SoakSupport",
+                .product(name: "CardReaderKit", package: sdk), .product(name: "CardReaderKitTesting", package: sdk),
+                .product(name: "Logging", package: "swift-log"), "SoakSupport",
             ]
         ),
         .executableTarget(
@@ -41,22 +42,24 @@ let package = Package(
         ),
         .executableTarget(
             name: "MinimalBackend",
-            dependencies: [.product(name: "CardReaderKit", package: sdk)]
+            dependencies: [
+                .product(name: "CardReaderKit", package: sdk), .product(name: "CardReaderKitTesting", package: sdk),
+            ]
         ),
         .executableTarget(
             name: "FirmwareBenchmark",
             dependencies: [
-                .product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk),
+                .product(name: "CardReaderKit", package: sdk), .product(name: "CardReaderKitTesting", package: sdk),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "LinkBenchmark",
-            dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "BLETransport", package: sdk)]
+            dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "_BLETransport", package: sdk)]
         ),
         .executableTarget(
             name: "DBusBenchmark",
-            dependencies: [.product(name: "BLETransport", package: sdk)]
+            dependencies: [.product(name: "_BLETransport", package: sdk)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,3 @@
-// Backends that link CardReaderKit get the protocol's value types (tracks, APDUs,
-// TLV, status codes) without a second import.
-@_exported import ReaderProtocol
+// One import gives a backend the reader (and through it the protocol's value types) and
+// the BlueZ connector; BlueZ and D-Bus themselves stay out of sight.
+@_exported public import CardReaderCore

@@ -1,5 +1,6 @@
 import BLETransport
 import BlueZTestSupport
+import Locking
 import Testing
 
 /// The BlueZ layer against a fake bluetoothd on a private dbus-daemon.

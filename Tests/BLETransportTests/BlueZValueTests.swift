@@ -76,8 +76,8 @@ import Testing
     /// even one containing a reason, keeps the error name. Only aborted attempts and
     /// InProgress are worth another Connect.
     @Test func bluezConnectFailureReasonsAreCodesMatchedWhole() {
-        func code(_ name: String, _ message: String) -> LinkError.Code {
-            LinkError.Code(dbusErrorName: name, message: message)
+        func code(_ name: String, _ message: String) -> BluetoothError.Code {
+            BluetoothError.Code(dbusErrorName: name, message: message)
         }
         #expect(code("org.bluez.Error.Failed", "le-connection-abort-by-local").rawValue == "le-connection-abort-by-local")
         #expect(code("org.bluez.Error.Failed", "le-connection-abort-by-remote").rawValue == "le-connection-abort-by-remote")

@@ -165,12 +165,12 @@ import Glibc
 
     /// Every code a first run meets has a fix; codes for a person's own choices do not.
     @Test func everyFirstRunCodeHasAFix() {
-        let firstRun: [LinkError.Code] = [
+        let firstRun: [BluetoothError.Code] = [
             .dbusLibraryUnavailable, .busUnreachable, .bluetoothdNotRunning, .accessDenied, .noSuchAdapter,
             .adapterPoweredOff, .deviceNotFound, .missingAttribute, .bluetoothdRestarted, .remoteDisconnected,
         ]
         for code in firstRun { #expect(code.fix != nil, "\(code)") }
-        #expect(LinkError.Code.cancelled.fix == nil)
-        #expect(LinkError(.adapterPoweredOff, "hci1 is off").fix == LinkError.Code.adapterPoweredOff.fix)
+        #expect(BluetoothError.Code.cancelled.fix == nil)
+        #expect(BluetoothLinkLoss(.adapterPoweredOff, "hci1 is off").fix == BluetoothError.Code.adapterPoweredOff.fix)
     }
 }

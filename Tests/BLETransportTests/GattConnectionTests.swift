@@ -1,5 +1,6 @@
 import BLETransport
 import BlueZTestSupport
+import Locking
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,7 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
+import EmulatedPeripheral
 import Foundation
 import Testing
 
@@ -54,7 +56,7 @@ struct BlueZIntegrationTests {
 
     var connector: BlueZReaderConnector { connector(.acquiredSocket) }
 
-    func connector(_ transport: GattValueTransport) -> BlueZReaderConnector {
+    func connector(_ transport: BlueZValueTransport) -> BlueZReaderConnector {
         BlueZReaderConnector(reader: "VPOS3356-", adapter: Self.centralAdapter, timeout: .seconds(30), valueTransport: transport)
     }
 
@@ -92,12 +94,12 @@ struct BlueZIntegrationTests {
     /// over its socket, a link asked for D-Bus messages uses StartNotify; either way RX
     /// writes are Write Requests (WriteValue), which keep their order on a link with several
     /// ATT bearers. A whole session runs over each.
-    @Test(arguments: [GattValueTransport.acquiredSocket, .dbusMessages])
-    func aWholeSessionOverBlueZ(transport: GattValueTransport) async throws {
+    @Test(arguments: [BlueZValueTransport.acquiredSocket, .dbusMessages])
+    func aWholeSessionOverBlueZ(transport: BlueZValueTransport) async throws {
         try await withPeripheral(["swipe-after=1", "card-inserted", "battery=15"]) { _ in
         let link = try await connector(transport).connect()
         let bluez = try #require(link as? BlueZReaderLink)
-        #expect(bluez.transport == BlueZReaderLink.Transport(notifications: transport, writes: .request))
+        #expect(bluez.transport == BlueZReaderLink.Transport(notifications: transport.gatt, writes: .request))
         await link.close()
 
         let reader = cardReader(connector(transport))

@@ -71,16 +71,20 @@ struct ObservedConnector: ReaderConnector {
     var readerDescription: String { base.readerDescription }
 
     func connect() async throws(LinkError) -> any ReaderLink {
-        ObservedLink(base: try await base.connect(), writes: writes)
+        observed(try await base.connect())
+    }
+
+    private func observed(_ link: some ReaderLink) -> any ReaderLink {
+        ObservedLink(base: link, writes: writes)
     }
 }
 
-struct ObservedLink: ReaderLink {
-    let base: any ReaderLink
+struct ObservedLink<Base: ReaderLink>: ReaderLink {
+    let base: Base
     let writes: AsyncStream<Int>.Continuation
 
     var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
-    var inbound: AsyncStream<LinkInbound> { base.inbound }
+    var inbound: Base.Inbound { base.inbound }
 
     func write(_ packet: [UInt8]) async throws(LinkError) {
         try await base.write(packet)

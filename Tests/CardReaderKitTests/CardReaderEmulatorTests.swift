@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 import Testing
 

@@ -4,7 +4,8 @@ import ReaderProtocol
 import Testing
 
 /// `CardReaderError.fix`: a link that could not open or was lost carries the BlueZ layer's
-/// fix, so a backend shows the same hint readerctl prints.
+/// fix, so a backend shows the same hint readerctl prints, naming the adapter where there
+/// is one.
 @Suite struct CardReaderErrorFixTests {
     @Test func aLinkFailureCarriesTheBlueZFix() {
         let failures: [(BluetoothError, String)] = [
@@ -19,9 +20,11 @@ import Testing
         for (failure, hint) in failures {
             let error = CardReaderError.connectionFailed(reader: "VPOS", LinkError(failure))
             #expect(error.fix?.contains(hint) == true, "\(failure)")
-            #expect(error.fix == failure.code.fix)
+            #expect(error.fix == failure.fix)
         }
-        #expect(CardReaderError.linkLost(.bluetoothdRestarted(newOwner: nil)).fix?.contains("start bluetoothd") == true)
+        let poweredOff = LinkError(BluetoothError.adapterPoweredOff("hci1"))
+        #expect(poweredOff.fix?.contains("btmgmt --index hci1 power on") == true)
+        #expect(CardReaderError.linkLost(LinkError(BluetoothLinkLoss.bluetoothdRestarted(newOwner: nil))).fix?.contains("start bluetoothd") == true)
     }
 
     @Test func aTimeoutPointsAtDoctorAndTheReadersAnswersNeedNone() {

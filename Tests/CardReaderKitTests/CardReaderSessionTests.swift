@@ -1,6 +1,7 @@
 import BLETransport
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 
 /// The session rules of CardReader, against a reader the test plays frame by frame.

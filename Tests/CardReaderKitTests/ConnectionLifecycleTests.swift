@@ -1,6 +1,7 @@
 import BLETransport
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 
 /// Connecting, disconnecting and reconnecting, against a reader the test plays frame by

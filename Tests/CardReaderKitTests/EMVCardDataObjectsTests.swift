@@ -1,6 +1,6 @@
 import ReaderProtocol
 import Testing
-@testable import CardReaderKit
+@testable import CardReaderCore
 
 /// How an EMV read turns data objects into the card's number, expiry and name. Expected
 /// values are read off the hex by hand, per EMV Book 3 Annex A: 5A is compressed numeric

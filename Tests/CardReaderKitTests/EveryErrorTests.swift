@@ -1,6 +1,7 @@
 import BLETransport
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 
 /// Every `CardReaderError` case, produced against the emulated reader: by a scenario, a

@@ -2,6 +2,7 @@ import BLETransport
 import Foundation
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 
 /// The fault matrix of Docs/reliability.md, one test per cell: a fault of the emulated

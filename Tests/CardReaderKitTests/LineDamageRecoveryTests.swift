@@ -1,5 +1,6 @@
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 import ReaderProtocol
 
 /// A valid answer behind line damage is delivered before its command's deadline, and the

@@ -1,5 +1,6 @@
 import Testing
 import CardReaderKit
+import CardReaderKitTesting
 
 @Suite struct ManualClockTests {
     @Test func sleepersWakeOnlyWhenTimeReachesTheirDeadline() async throws {

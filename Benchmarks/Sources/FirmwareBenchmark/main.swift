@@ -1,8 +1,8 @@
 // Firmware update throughput over the emulated link: one reader alone and 3 and 7 side by
 // side, at ATT MTU 23 and 247, beside the link's bound measured in the same run (payload
 // per write × writes per second the link takes for frame-sized packets).
-import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Logging
 
 let clock = ContinuousClock()

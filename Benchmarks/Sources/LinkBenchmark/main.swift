@@ -35,7 +35,8 @@ while let argument = arguments.popFirst() {
 }
 
 struct Figures {
-    var transport: BlueZReaderLink.Transport
+    /// How the link's values travel, as it describes itself: `notify acquired-socket, write request`.
+    var transport: String
     var writeLength: Int
     var medianLatency: Duration
     var p90Latency: Duration
@@ -48,14 +49,14 @@ struct LinkFailure: Error, CustomStringConvertible {
 }
 
 /// Writes GET INFO and returns when its answer has been reassembled.
-func exchange(_ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>.Iterator, decoder: inout FrameDecoder)
+func exchange<Link: ReaderLink>(_ link: Link, _ inbound: inout Link.Inbound.AsyncIterator, decoder: inout FrameDecoder)
     async throws -> Duration
 {
     let frame = try ReaderCommand.getInfo.frame.encoded()
     let started = ContinuousClock.now
     try await link.write(frame)
     while true {
-        guard case .notification(let bytes) = await inbound.next() else { throw LinkFailure(description: "the link dropped") }
+        guard case .notification(let bytes) = await inbound.next(isolation: nil) else { throw LinkFailure(description: "the link dropped") }
         var answered = false
         decoder.decode(bytes) { event in
             if case .frame = event { answered = true }
@@ -64,19 +65,29 @@ func exchange(_ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>
     }
 }
 
-/// Connects to the reader and binds the SDK's link over it.
-func open(_ transport: GattValueTransport) async throws -> (BluetoothSession, GattConnection, BlueZReaderLink) {
+/// The SDK's link to the reader, as a backend opens it.
+func open(_ transport: BlueZValueTransport) async throws -> any ReaderLink {
+    try await BlueZReaderConnector(
+        reader: reader, adapter: adapter, timeout: .seconds(30), valueTransport: transport, maximumMTU: maximumMTU
+    ).connect()
+}
+
+/// A writer of Write Commands to the reader's RX over an AcquireWrite socket, on a D-Bus
+/// connection of its own to the device the link already connected.
+func commandWriter() async throws -> (BluetoothSession, GattWriter) {
     let session = try await BluetoothSession.open()
     let bluetooth = try await session.adapter(named: adapter)
     let found = try await bluetooth.find(DiscoveryFilter(nameOrAddress: reader), timeout: .seconds(30))
     let connection = try await bluetooth.device(at: found.path).connect(timeout: .seconds(30), attempts: 3)
-    let link = try await BlueZReaderLink.bind(connection, valueTransport: transport, maximumMTU: maximumMTU)
-    return (session, connection, link)
+    let receive = try await connection.characteristic(
+        BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
+        inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
+    return (session, try await connection.writer(for: receive, type: .command))
 }
 
 /// Writes `packets` packets with `write`, then GET INFO through the link; bytes per second.
-func throughput(
-    _ link: BlueZReaderLink, _ inbound: inout AsyncStream<LinkInbound>.Iterator, decoder: inout FrameDecoder,
+func throughput<Link: ReaderLink>(
+    _ link: Link, _ inbound: inout Link.Inbound.AsyncIterator, decoder: inout FrameDecoder,
     length: Int, write: ([UInt8]) async throws -> Void
 ) async throws -> Double {
     let packet = [UInt8](repeating: 0, count: length)
@@ -87,8 +98,11 @@ func throughput(
     return Double(packets * length) / seconds(ContinuousClock.now - started)
 }
 
-func measure(_ transport: GattValueTransport, commands: Bool) async throws -> Figures {
-    let (session, connection, link) = try await open(transport)
+func measure(_ transport: BlueZValueTransport, commands: Bool) async throws -> Figures {
+    try await measure(try await open(transport), commands: commands)
+}
+
+func measure(_ link: some ReaderLink, commands: Bool) async throws -> Figures {
     var inbound = link.inbound.makeAsyncIterator()
     var decoder = FrameDecoder()
     for _ in 0..<20 { _ = try await exchange(link, &inbound, decoder: &decoder) }
@@ -99,16 +113,15 @@ func measure(_ transport: GattValueTransport, commands: Bool) async throws -> Fi
     let ordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await link.write($0) }
     var unordered: Double?
     if commands {
-        let receive = try await connection.characteristic(
-            BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
-            inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-        let writer = try await connection.writer(for: receive, type: .command)
+        let (session, writer) = try await commandWriter()
         unordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await writer.write($0) }
+        await session.close()
     }
     await link.close()
-    await session.close()
+    // "VPOS3356-1A2B (AA:…) over BlueZ (notify acquired-socket, write request)"
+    let described = "\(link)"
     return Figures(
-        transport: link.transport, writeLength: length, medianLatency: latencies[latencies.count / 2],
+        transport: String(described.split(separator: "over BlueZ (").last?.dropLast() ?? described[...]), writeLength: length, medianLatency: latencies[latencies.count / 2],
         p90Latency: latencies[latencies.count * 9 / 10], bytesPerSecond: ordered, commandsPerSecond: unordered)
 }
 

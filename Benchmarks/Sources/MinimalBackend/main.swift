@@ -1,4 +1,5 @@
 import CardReaderKit
+import CardReaderKitTesting
 import Glibc
 
 // The smallest point-of-sale backend: link CardReaderKit, connect to the emulated reader,

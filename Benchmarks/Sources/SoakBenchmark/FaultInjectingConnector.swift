@@ -1,5 +1,5 @@
-import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Synchronization
 
 /// Damage the soak puts on the line from the reader, applied to the next notification.

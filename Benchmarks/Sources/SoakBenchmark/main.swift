@@ -1,4 +1,5 @@
 import CardReaderKit
+import CardReaderKitTesting
 import Glibc
 import Logging
 import SoakSupport

@@ -1,4 +1,4 @@
-/// Names of BlueZ's D-Bus service and interfaces (its error names are ``LinkError/Code``s).
+/// Names of BlueZ's D-Bus service and interfaces (its error names are ``BluetoothError/Code``s).
 public enum BlueZNames {
     /// The bus name bluetoothd owns.
     public static let service = "org.bluez"

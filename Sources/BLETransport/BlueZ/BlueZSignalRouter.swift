@@ -1,3 +1,5 @@
+import Locking
+
 /// The one place a ``BluetoothSession`` receives BlueZ's signals: a single match rule for
 /// everything `org.bluez` emits plus one for its owner changing, whose handler runs on
 /// the D-Bus dispatch thread and hands each signal to the routes of the object it

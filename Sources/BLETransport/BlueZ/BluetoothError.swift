@@ -1,6 +1,6 @@
 /// Every failure of the BlueZ layer, each with its ``code``. BlueZ's own error replies
 /// keep their D-Bus error name and message (``bluez(operation:name:message:)``); their code
-/// is the name, or BlueZ's reason for a failed connection (``LinkError/Code``). ``fix`` says
+/// is the name, or BlueZ's reason for a failed connection (``BluetoothError/Code``). ``fix`` says
 /// what a person can do about it.
 public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Nobody owns `org.bluez` on the bus: bluetoothd is not running.
@@ -19,7 +19,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A GATT service or characteristic the caller needs is not on the device.
     case missingAttribute(String)
     /// The connection to the device ended.
-    case linkLost(LinkError)
+    case linkLost(BluetoothLinkLoss)
     /// The connection was closed by this side.
     case closed
     /// The D-Bus connection failed or was lost.
@@ -60,16 +60,16 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// What happened, as a stable identifier: for BlueZ's replies, the D-Bus error name or
-    /// BlueZ's reason (``LinkError/Code/init(dbusErrorName:message:)``); for a lost link, its
+    /// BlueZ's reason (``BluetoothError/Code/init(dbusErrorName:message:)``); for a lost link, its
     /// code.
-    public var code: LinkError.Code {
+    public var code: BluetoothError.Code {
         switch self {
         case .bluetoothdNotRunning: .bluetoothdNotRunning
         case .noSuchAdapter: .noSuchAdapter
         case .adapterPoweredOff: .adapterPoweredOff
         case .deviceNotFound: .deviceNotFound
         case .timedOut: .timedOut
-        case .bluez(_, let name, let message): LinkError.Code(dbusErrorName: name, message: message)
+        case .bluez(_, let name, let message): BluetoothError.Code(dbusErrorName: name, message: message)
         case .missingAttribute: .missingAttribute
         case .linkLost(let loss): loss.code
         case .closed: .notConnected
@@ -105,10 +105,10 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What a person can do about it (``LinkError/Code/fix`` of ``code``, naming the
+    /// What a person can do about it (``BluetoothError/Code/fix`` of ``code``, naming the
     /// adapter where there is one), or nil.
     public var fix: String? {
-        if case .adapterPoweredOff(let adapter) = self { return LinkError.Code.powerOnFix(adapter: adapter) }
+        if case .adapterPoweredOff(let adapter) = self { return BluetoothError.Code.powerOnFix(adapter: adapter) }
         return code.fix
     }
 }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Locking
 #elseif canImport(Musl)
 import Musl
 #endif

@@ -198,7 +198,7 @@ extension GattConnection {
             case nil: "is not writable"
             }
         return .bluez(
-            operation: "writing to \(characteristic.uuid)", name: LinkError.Code.notSupported.rawValue,
+            operation: "writing to \(characteristic.uuid)", name: BluetoothError.Code.notSupported.rawValue,
             message: "the characteristic \(what) (flags: \(characteristic.flags.sorted().joined(separator: ", ")))")
     }
 }

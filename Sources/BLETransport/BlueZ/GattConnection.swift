@@ -5,7 +5,7 @@ import Logging
 ///
 /// The connection follows BlueZ's signals (subscribed before the first state is read):
 /// `Connected` going false, the device object vanishing, a characteristic in use
-/// vanishing, or `org.bluez` changing owner end it with a ``LinkError``
+/// vanishing, or `org.bluez` changing owner end it with a ``BluetoothLinkLoss``
 /// (``linkLoss``); calls in flight then fail at once with
 /// ``BluetoothError/linkLost(_:)`` and notification streams finish.
 public actor GattConnection {
@@ -16,7 +16,7 @@ public actor GattConnection {
     /// The device's properties, kept current.
     public private(set) var info: BluetoothDeviceInfo?
     /// Why the link ended, once it has ended on its own.
-    public private(set) var linkLoss: LinkError?
+    public private(set) var linkLoss: BluetoothLinkLoss?
 
     private var closed = false
     private var established = false
@@ -180,7 +180,7 @@ public actor GattConnection {
         wakeAll()
     }
 
-    private func lose(_ loss: LinkError) {
+    private func lose(_ loss: BluetoothLinkLoss) {
         guard linkLoss == nil, !closed else { return }
         linkLoss = loss
         session.logger.info("Bluetooth link lost", metadata: ["device": "\(name)", "reason": "\(loss.code)"])
@@ -203,18 +203,18 @@ public actor GattConnection {
 
     /// Asks BlueZ what happened: bluetoothd's own signal may still be on its way, or never
     /// come (the bus or bluetoothd died), so the answer to a call decides.
-    private func lossAfterSocketClosed(_ path: DBusObjectPath, what: String) async -> LinkError {
+    private func lossAfterSocketClosed(_ path: DBusObjectPath, what: String) async -> BluetoothLinkLoss {
         guard linkLoss == nil, !closed else {
-            return linkLoss ?? LinkError(.notConnected, "the connection to \(name) is closed")
+            return linkLoss ?? BluetoothLinkLoss(.notConnected, "the connection to \(name) is closed")
         }
-        let loss: LinkError
+        let loss: BluetoothLinkLoss
         do throws(BluetoothError) {
             let connected = try await device.info().isConnected
             let characteristicExists = try await characteristicExists(at: path)
             loss =
                 if !connected { .remoteDisconnected(name) }
                 else if !characteristicExists { .servicesRemoved(path.rawValue) }
-                else { LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
+                else { BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
         } catch {
             loss =
                 switch error {
@@ -223,7 +223,7 @@ public actor GattConnection {
                 case .linkLost(let earlier): earlier
                 case .deviceNotFound: .deviceRemoved(name)
                 default:
-                    LinkError(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path); asking BlueZ why failed: \(error)")
+                    BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path); asking BlueZ why failed: \(error)")
                 }
         }
         lose(loss)

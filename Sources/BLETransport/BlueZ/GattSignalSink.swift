@@ -1,15 +1,17 @@
+import Locking
+
 /// Where one ``GattConnection``'s signals land, on the D-Bus dispatch thread: a
 /// characteristic's new value goes straight to its notification stream, and everything
 /// else about the device (its properties, objects removed, MTU changes, bluetoothd
 /// restarting) goes to the connection's actor, in the order bluetoothd sent it.
 ///
-/// Notification streams end with ``LinkInbound/dropped(_:)`` when the actor decides the
+/// Notification streams end with ``GattInbound/dropped(_:)`` when the actor decides the
 /// link is lost (``end(with:)``), or plainly when it closes.
 final class GattSignalSink: Sendable {
     /// Device events for the connection's actor; finishes when the bus connection ends.
     let control: AsyncStream<BlueZEvent>
     private let controlContinuation: AsyncStream<BlueZEvent>.Continuation
-    private let streams = Locked<[DBusObjectPath: AsyncStream<LinkInbound>.Continuation]>([:])
+    private let streams = Locked<[DBusObjectPath: AsyncStream<GattInbound>.Continuation]>([:])
 
     init() {
         (control, controlContinuation) = AsyncStream.makeStream(of: BlueZEvent.self)
@@ -17,8 +19,8 @@ final class GattSignalSink: Sendable {
 
     /// The notification stream of the characteristic at `path`, replacing (finishing) an
     /// earlier one.
-    func openStream(for path: DBusObjectPath) -> AsyncStream<LinkInbound> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
+    func openStream(for path: DBusObjectPath) -> AsyncStream<GattInbound> {
+        let (stream, continuation) = AsyncStream.makeStream(of: GattInbound.self)
         let previous = streams.withLock { $0.updateValue(continuation, forKey: path) }
         previous?.finish()
         return stream
@@ -48,7 +50,7 @@ final class GattSignalSink: Sendable {
     }
 
     /// Ends every notification stream, with `loss` first when the link was lost.
-    func end(with loss: LinkError?) {
+    func end(with loss: BluetoothLinkLoss?) {
         let all = streams.withLock { streams in
             defer { streams.removeAll() }
             return streams.values

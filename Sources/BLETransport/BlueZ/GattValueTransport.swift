@@ -19,9 +19,9 @@ public enum GattValueTransport: String, Sendable, Hashable, CaseIterable, Custom
 
 /// A characteristic's notifications (see ``GattConnection/notifications(of:preferring:)``).
 public struct GattNotifications: Sendable {
-    /// Each notification in order, then ``LinkInbound/dropped(_:)`` if the link is lost.
+    /// Each notification in order, then ``GattInbound/dropped(_:)`` if the link is lost.
     /// It finishes when the connection ends.
-    public let values: AsyncStream<LinkInbound>
+    public let values: AsyncStream<GattInbound>
     /// How they arrive.
     public let transport: GattValueTransport
 }

@@ -1,4 +1,5 @@
 internal import CDBus
+import Locking
 import Logging
 
 /// Sending, replies matched to calls, deadlines and incoming messages: on the dispatch

@@ -1,4 +1,5 @@
 internal import CDBus
+import Locking
 import Logging
 
 #if canImport(Glibc)

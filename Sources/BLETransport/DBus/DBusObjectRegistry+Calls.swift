@@ -1,3 +1,4 @@
+import Locking
 import Logging
 
 /// Incoming method calls: routed to their object's worker, answered from its handlers or

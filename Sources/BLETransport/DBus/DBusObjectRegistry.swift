@@ -1,3 +1,4 @@
+import Locking
 import Logging
 
 /// The objects a connection exports, and the handling of calls to them.

@@ -1,3 +1,4 @@
+import Locking
 
 /// The completion of one outgoing method call.
 ///

@@ -1,5 +1,5 @@
-import BLETransport
-import Logging
+package import BLETransport
+public import Logging
 
 /// Opens links to a VPOS reader over BlueZ: finds it by name prefix (`VPOS3356-1A2B`,
 /// `VPOS`) or address on an adapter (the first powered one by default), discovers,
@@ -22,10 +22,10 @@ public struct BlueZReaderConnector: ReaderConnector {
     public var timeout: Duration
     /// Connection attempts when BlueZ aborts a connection (`le-connection-abort-by-local`).
     public var connectAttempts: Int
-    /// How notifications and writes travel: `.acquiredSocket` (the default) uses
-    /// `AcquireNotify`/`AcquireWrite` sockets where bluetoothd offers them and falls back to
-    /// D-Bus messages; `.dbusMessages` always uses `StartNotify` and `WriteValue`.
-    public var valueTransport: GattValueTransport
+    /// How notifications travel: `.acquiredSocket` (the default) uses an `AcquireNotify`
+    /// socket where bluetoothd offers one and falls back to D-Bus messages; `.dbusMessages`
+    /// always uses `StartNotify`. Writes are Write Requests (`WriteValue`) either way.
+    public var valueTransport: BlueZValueTransport
     /// The largest ATT MTU the link uses (23…247, default 247): writes are at most this − 3
     /// bytes even where BlueZ negotiated more.
     public var maximumMTU: Int
@@ -36,7 +36,7 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// ``connect()``. `maximumMTU` is clamped to 23…247.
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
-        timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: GattValueTransport = .acquiredSocket,
+        timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: BlueZValueTransport = .acquiredSocket,
         maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) {
         self.valueTransport = valueTransport
@@ -53,7 +53,7 @@ public struct BlueZReaderConnector: ReaderConnector {
     public var readerDescription: String { adapter.map { "\(reader) on \($0)" } ?? reader }
 
     /// The discovery filter for ``reader``.
-    public var filter: DiscoveryFilter {
+    package var filter: DiscoveryFilter {
         DiscoveryFilter(nameOrAddress: reader)
     }
 
@@ -72,7 +72,7 @@ public struct BlueZReaderConnector: ReaderConnector {
             let adapter = try await session.adapter(named: self.adapter)
             let found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
             return try await Self.openLink(
-                to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport,
+                to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
                 maximumMTU: maximumMTU, ownsSession: true, logger: logger)
         } catch {
             await session.close()
@@ -82,7 +82,7 @@ public struct BlueZReaderConnector: ReaderConnector {
 
     /// Connects to a device found on `adapter`, binds TX and RX and enables notifications.
     /// With `ownsSession`, closing the link closes the adapter's D-Bus connection too.
-    static func openLink(
+    package static func openLink(
         to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: ContinuousClock.Instant,
         attempts: Int, valueTransport: GattValueTransport, maximumMTU: Int, ownsSession: Bool, logger: Logger
     ) async throws(BluetoothError) -> BlueZReaderLink {

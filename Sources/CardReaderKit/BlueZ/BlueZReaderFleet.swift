@@ -1,5 +1,5 @@
-import BLETransport
-import Logging
+internal import BLETransport
+public import Logging
 
 /// Several readers over one D-Bus connection and one adapter: a shop's lanes driven from
 /// one process. Find every reader in range (or the ones named), then connect to each: every
@@ -25,7 +25,7 @@ public actor BlueZReaderFleet {
     /// The adapter every reader is reached through, e.g. `hci3`.
     public nonisolated let adapterName: String
     /// How notifications and writes travel on each link.
-    public nonisolated let valueTransport: GattValueTransport
+    public nonisolated let valueTransport: BlueZValueTransport
     /// The largest ATT MTU each link uses (writes of at most this − 3 bytes).
     public nonisolated let maximumMTU: Int
 
@@ -37,7 +37,7 @@ public actor BlueZReaderFleet {
     /// Readers (by address) this fleet has had a link to: they reconnect without a turn.
     private var linkedBefore: Set<String> = []
 
-    private init(adapter: BluetoothAdapter, valueTransport: GattValueTransport, maximumMTU: Int, logger: Logger) {
+    private init(adapter: BluetoothAdapter, valueTransport: BlueZValueTransport, maximumMTU: Int, logger: Logger) {
         self.adapter = adapter
         self.maximumMTU = min(max(maximumMTU, 23), 247)
         self.adapterName = adapter.name
@@ -48,7 +48,7 @@ public actor BlueZReaderFleet {
     /// Opens the D-Bus connection and looks up `adapter` (the first powered one when nil).
     /// Links write at most `maximumMTU` − 3 bytes at a time (23…247).
     public static func open(
-        adapter: String? = nil, busAddress: String? = nil, valueTransport: GattValueTransport = .acquiredSocket,
+        adapter: String? = nil, busAddress: String? = nil, valueTransport: BlueZValueTransport = .acquiredSocket,
         maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) async throws(LinkError) -> BlueZReaderFleet {
         do throws(BluetoothError) {
@@ -69,15 +69,16 @@ public actor BlueZReaderFleet {
     /// Every reader whose name starts with `namePrefix` seen advertising (or already
     /// connected) within `duration`, by address, in the order first seen.
     public func scan(namePrefix: String = ReaderGATTProfile.localNamePrefix, for duration: Duration) async throws(LinkError)
-        -> [BluetoothDeviceInfo]
+        -> [DiscoveredReader]
     {
         try await find(DiscoveryFilter(namePrefix: namePrefix), stopWhen: { _ in false }, timeout: duration)
+            .map(DiscoveredReader.init)
     }
 
     /// The readers named by `readers` (name prefixes or addresses), each the first device
     /// that matches, scanning until every one is found or `timeout` passes. Readers not
     /// found are missing from the result.
-    public func find(_ readers: [String], timeout: Duration) async throws(LinkError) -> [String: BluetoothDeviceInfo] {
+    public func find(_ readers: [String], timeout: Duration) async throws(LinkError) -> [String: DiscoveredReader] {
         let filters = readers.map { ($0, DiscoveryFilter(nameOrAddress: $0)) }
         var matched: [String: BluetoothDeviceInfo] = [:]
         _ = try await find(DiscoveryFilter(), stopWhen: { devices in
@@ -87,20 +88,20 @@ public actor BlueZReaderFleet {
             }
             return matched.count == filters.count
         }, timeout: timeout)
-        return matched
+        return matched.mapValues(DiscoveredReader.init)
     }
 
     /// A connector to `device` over this fleet's connection, for a ``CardReader``. Its first
     /// connection set-up has `timeout` from its turn among the fleet's first set-ups; later
     /// ones (reconnections) start at once, each within `timeout`.
-    public nonisolated func connector(for device: BluetoothDeviceInfo, timeout: Duration = .seconds(30)) -> FleetReaderConnector {
+    public nonisolated func connector(for device: DiscoveredReader, timeout: Duration = .seconds(30)) -> FleetReaderConnector {
         FleetReaderConnector(fleet: self, device: device, timeout: timeout)
     }
 
     /// One reader's connection attempt: its reader, or why it could not connect.
     public struct ConnectionOutcome: Sendable {
         /// The reader, as the scan found it.
-        public var device: BluetoothDeviceInfo
+        public var device: DiscoveredReader
         /// The connected reader, or why it could not connect within the timeout.
         public var result: Result<CardReader, CardReaderError>
     }
@@ -110,7 +111,7 @@ public actor BlueZReaderFleet {
     /// `devices.count` × `timeout` after the call; each reader's connection (and
     /// reconnection) bound is at least that.
     public func connectAll(
-        _ devices: [BluetoothDeviceInfo], timeout: Duration = .seconds(15),
+        _ devices: [DiscoveredReader], timeout: Duration = .seconds(15),
         configuration: CardReader.Configuration = CardReader.Configuration()
     ) async -> [ConnectionOutcome] {
         var configuration = configuration
@@ -144,8 +145,8 @@ public actor BlueZReaderFleet {
 
     /// A link to `device`: directly when BlueZ knows the device, else after a discovery
     /// finds it again (a reader whose device object BlueZ has dropped).
-    func openLink(to device: BluetoothDeviceInfo, timeout: Duration) async throws(LinkError) -> BlueZReaderLink {
-        let filter = DiscoveryFilter(address: device.address)
+    func openLink(to reader: DiscoveredReader, timeout: Duration) async throws(LinkError) -> BlueZReaderLink {
+        let filter = DiscoveryFilter(address: reader.address)
         var target: BluetoothDeviceInfo?
         do throws(BluetoothError) {
             target = try await adapter.knownDevices().first { filter.matches($0) }
@@ -174,7 +175,7 @@ public actor BlueZReaderFleet {
         // (each bounded the same way) does not use it up.
         do throws(BluetoothError) {
             let link = try await BlueZReaderConnector.openLink(
-                to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport,
+                to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport.gatt,
                 maximumMTU: maximumMTU, ownsSession: false, logger: logger)
             linkedBefore.insert(target.address)
             return link
@@ -215,7 +216,7 @@ public struct FleetReaderConnector: ReaderConnector {
     /// The fleet whose D-Bus connection and adapter the links use.
     public let fleet: BlueZReaderFleet
     /// The reader, as a scan found it.
-    public let device: BluetoothDeviceInfo
+    public let device: DiscoveredReader
     /// The bound of finding and connecting.
     public let timeout: Duration
 

@@ -1,5 +1,5 @@
-import BLETransport
-import Logging
+package import BLETransport
+package import Logging
 
 extension BlueZReaderLink {
     /// A reader link over a GATT connection that is already open (`BluetoothDevice.connect(timeout:attempts:)`):
@@ -11,7 +11,7 @@ extension BlueZReaderLink {
     /// `valueTransport` chooses how notifications arrive. If binding fails, the
     /// connection is disconnected. Closing the link disconnects it; the session stays the
     /// caller's.
-    public static func bind(
+    package static func bind(
         _ connection: GattConnection, valueTransport: GattValueTransport = .acquiredSocket, maximumMTU: Int = 247,
         logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) async throws(BluetoothError) -> BlueZReaderLink {

@@ -1,4 +1,4 @@
-import BLETransport
+package import BLETransport
 import Logging
 
 /// A ``ReaderLink`` over BlueZ: frames go to the reader's RX characteristic, its TX
@@ -11,17 +11,17 @@ import Logging
 /// `remote-disconnected`, `device-removed`, `bluetoothd-restarted`,
 /// `gatt-services-removed`, `acquired-socket-closed` or `dbus-disconnected`, and a write in
 /// flight fails at once.
-public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
+package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// The reader accepts an ATT MTU of at most 247 (documentation §1).
     static let largestReaderPacket = 244
 
     /// The reader's TX notifications as they arrive, then one `LinkInbound.dropped(_:)`
     /// when BlueZ reports the link gone.
-    public let inbound: AsyncStream<LinkInbound>
+    package let inbound: AsyncMapSequence<AsyncStream<GattInbound>, LinkInbound>
     /// The connected device.
-    public let device: BluetoothDeviceInfo
+    package let device: BluetoothDeviceInfo
     /// How notifications and writes travel.
-    public let transport: Transport
+    package let transport: Transport
 
     private let session: BluetoothSession
     private let ownsSession: Bool
@@ -30,20 +30,20 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     private let maximumPacket: Int
 
     /// How the two directions travel.
-    public struct Transport: Sendable, Hashable, CustomStringConvertible {
+    package struct Transport: Sendable, Hashable, CustomStringConvertible {
         /// TX notifications: `acquired-socket` (AcquireNotify) or `dbus-messages`.
-        public var notifications: GattValueTransport
+        package var notifications: GattValueTransport
         /// RX writes: Write Requests (`request`) wherever RX takes them, each acknowledged by
         /// the reader before the next one leaves, so frames and YModem blocks arrive in order
         /// on a link with any number of ATT bearers; Write Commands (`command`) only for a
         /// reader whose RX takes nothing else.
-        public var writes: GattWriteType
+        package var writes: GattWriteType
         /// How RX writes reach bluetoothd: `dbus-messages` (WriteValue), or `acquired-socket`
         /// (AcquireWrite, for commands only).
-        public var writeTransport: GattValueTransport
+        package var writeTransport: GattValueTransport
 
         /// The transports of TX notifications and RX writes.
-        public init(
+        package init(
             notifications: GattValueTransport, writes: GattWriteType, writeTransport: GattValueTransport = .dbusMessages
         ) {
             self.notifications = notifications
@@ -53,7 +53,7 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
 
         /// E.g. `notify acquired-socket, write request`, or
         /// `notify dbus-messages, write command over acquired-socket`.
-        public var description: String {
+        package var description: String {
             let over = writes == .request ? "" : " over \(writeTransport)"
             return "notify \(notifications), write \(writes)\(over)"
         }
@@ -69,26 +69,26 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         self.connection = connection
         self.device = device
         self.writer = writer
-        inbound = notifications.values
+        inbound = notifications.values.map(LinkInbound.init)
         transport = Transport(
             notifications: notifications.transport, writes: writer.type, writeTransport: writer.transport)
     }
 
     /// The D-Bus connection's dispatch thread, which reads the notifications and the
     /// replies to writes.
-    public var executor: (any TaskExecutor)? { session.connection.executor }
+    package var executor: (any TaskExecutor)? { session.connection.executor }
 
     /// E.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF) over BlueZ (notify acquired-socket, write request)`.
-    public var description: String { "\(device.summary) over BlueZ (\(transport))" }
+    package var description: String { "\(device.summary) over BlueZ (\(transport))" }
 
     /// The ATT MTU − 3 BlueZ reports for RX (20 without an MTU), at most 244 and at most
     /// the connector's `maximumMTU` − 3.
-    public var maximumWriteLength: Int {
+    package var maximumWriteLength: Int {
         get async { min(await writer.maximumLength, maximumPacket) }
     }
 
     /// Writes one packet to RX. The caller (the reader session) serialises writes.
-    public func write(_ packet: [UInt8]) async throws(LinkError) {
+    package func write(_ packet: [UInt8]) async throws(LinkError) {
         do throws(BluetoothError) {
             try await writer.write(packet)
         } catch {
@@ -98,16 +98,8 @@ public final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
 
     /// Stops notifications and disconnects the reader; closes the D-Bus connection unless
     /// a ``BlueZReaderFleet`` shares it. Idempotent.
-    public func close() async {
+    package func close() async {
         await connection.disconnect()
         if ownsSession { await session.close() }
-    }
-}
-
-extension LinkError {
-    /// A BlueZ failure as a link error: the code is BlueZ's D-Bus error name or the
-    /// BlueZ layer's code (`bluetoothd-not-running`, `remote-disconnected`, …).
-    public init(_ error: BluetoothError) {
-        self.init(error.code, error.description)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CardReaderKitTesting
 
 struct ScenariosCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

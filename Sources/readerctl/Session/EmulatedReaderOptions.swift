@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CardReaderKitTesting
 import FoundationEssentials
 
 /// What the emulated reader holds and does: `--card` and `--scenario`, each checked as it

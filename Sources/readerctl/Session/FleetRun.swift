@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Logging
 
 /// Runs one operation on every reader the options name — several `--reader`s, `--all`, or
@@ -102,7 +103,7 @@ enum FleetRun {
 
     /// A reader the options name: found, or an outcome already (not found).
     private enum Target<Value: Sendable> {
-        case device(BluetoothDeviceInfo)
+        case device(DiscoveredReader)
         case missing(Outcome<Value>)
     }
 

@@ -1,5 +1,6 @@
 import BLETransport
 import Dispatch
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 
 /// Which reader a subcommand talks to, and how.
 struct ReaderOptions: ParsableArguments {
@@ -36,7 +37,7 @@ struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Bluetooth reader: how notifications travel from bluetoothd. acquired-socket uses the AcquireNotify socket where bluetoothd offers it (else D-Bus messages); dbus-messages always uses StartNotify. Writes are always acknowledged Write Requests (WriteValue), which keep their order on any link. --verbose shows what a link uses.",
         valueName: "transport"))
-    var valueTransport: GattValueTransport = .acquiredSocket
+    var valueTransport: BlueZValueTransport = .acquiredSocket
 
     @Flag(help: "Log every frame to standard error (card data redacted), and how the link carries them.")
     var verbose = false
@@ -103,4 +104,4 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-extension GattValueTransport: ExpressibleByArgument {}
+extension BlueZValueTransport: ExpressibleByArgument {}

@@ -1,6 +1,9 @@
 import BLETransport
 import BlueZTestSupport
 @testable import CardReaderKit
+import CardReaderKitTesting
+@testable import EmulatedPeripheral
+import Locking
 import ReaderProtocol
 import Testing
 

@@ -1,4 +1,5 @@
 import CardReaderKit
+import CardReaderKitTesting
 import Foundation
 import Testing
 

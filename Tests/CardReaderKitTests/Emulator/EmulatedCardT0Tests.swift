@@ -1,4 +1,5 @@
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// The chip card over T=0 as the host sees it through ICC APDU: `61xx` / GET RESPONSE,

@@ -1,4 +1,5 @@
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// ICC POWER ON / POWER OFF / STATUS / APDU statuses as the slot changes (§3, §5).

@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// Commands answered at once (reader documentation §3–§5), driven through the link at both MTUs.

@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// The in-process link's contract (ReaderLink): MTU-bounded writes, one central, closing.

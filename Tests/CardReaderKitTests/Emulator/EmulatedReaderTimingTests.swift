@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// Waits and timeouts (documentation §8), driven by a ManualClock: tests wait until the

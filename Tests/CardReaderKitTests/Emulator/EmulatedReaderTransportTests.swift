@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// The reader without the in-process link, as a BLE peripheral backend drives it: packets

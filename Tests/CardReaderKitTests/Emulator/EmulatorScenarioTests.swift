@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// Each scenario step, driven through the link as a host would see it.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)  // ChildProcess
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import ChildProcessSupport
 import Foundation
 import ReaderProtocol

@@ -1,5 +1,5 @@
 import Testing
-@testable import CardReaderKit
+@testable import CardReaderCore
 import ReaderProtocol
 
 /// Found by the `emv-read` fuzz target: a card whose PDOL asks for 160 × 16 MB made the EMV

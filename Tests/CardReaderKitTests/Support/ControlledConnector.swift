@@ -130,14 +130,18 @@ struct ControlledConnector: ReaderConnector {
         guard await control.begin() else {
             throw LinkError(LinkError.Code(rawValue: "refused-by-test"), "the test refused this connection attempt")
         }
-        return CountedLink(base: try await base.connect(), control: control)
+        return counted(try await base.connect())
+    }
+
+    private func counted(_ link: some ReaderLink) -> any ReaderLink {
+        CountedLink(base: link, control: control)
     }
 }
 
 /// A link that tells the control about each packet the host writes and each inbound item
 /// it takes.
-private struct CountedLink: ReaderLink {
-    let base: any ReaderLink
+private struct CountedLink<Base: ReaderLink>: ReaderLink {
+    let base: Base
     let control: ConnectorControl
 
     var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
@@ -161,10 +165,10 @@ private struct CountedLink: ReaderLink {
 
 /// The base link's inbound iterator, for the counting stream's unfolding closure: the
 /// stream calls that closure for one item at a time, never concurrently.
-private final class InboundIterator: @unchecked Sendable {
-    private var iterator: AsyncStream<LinkInbound>.Iterator
+private final class InboundIterator<Iterator: AsyncIteratorProtocol<LinkInbound, Never>>: @unchecked Sendable {
+    private var iterator: Iterator
 
-    init(_ iterator: AsyncStream<LinkInbound>.Iterator) { self.iterator = iterator }
+    init(_ iterator: Iterator) { self.iterator = iterator }
 
-    func next() async -> LinkInbound? { await iterator.next() }
+    func next() async -> LinkInbound? { await iterator.next(isolation: #isolation) }
 }

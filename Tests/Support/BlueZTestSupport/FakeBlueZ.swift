@@ -1,4 +1,5 @@
 import BLETransport
+import Locking
 
 #if canImport(Glibc)
 import Glibc

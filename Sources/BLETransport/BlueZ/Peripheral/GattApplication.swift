@@ -81,7 +81,7 @@ public final class GattApplication: Sendable {
                     guard let value = call.arguments.first?.bytesValue else { return [] }
                     let request = GattRequest(options: call.arguments.last?.stringDictionaryValue ?? [:])
                     guard let onWrite = definition.onWrite else {
-                        throw DBusError.remote(name: LinkError.Code.notSupported.rawValue, message: "not writable")
+                        throw DBusError.remote(name: BluetoothError.Code.notSupported.rawValue, message: "not writable")
                     }
                     do throws(GattRequestError) {
                         try await onWrite(value, request)

@@ -84,15 +84,15 @@ public struct GattRequestError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// `org.bluez.Error.Failed` (an ATT "unlikely error").
     public static func failed(_ message: String) -> GattRequestError {
-        GattRequestError(name: LinkError.Code.bluezFailed.rawValue, message: message)
+        GattRequestError(name: BluetoothError.Code.bluezFailed.rawValue, message: message)
     }
     /// `org.bluez.Error.NotPermitted` (ATT "write/read not permitted").
     public static func notPermitted(_ message: String) -> GattRequestError {
-        GattRequestError(name: LinkError.Code.notPermitted.rawValue, message: message)
+        GattRequestError(name: BluetoothError.Code.notPermitted.rawValue, message: message)
     }
     /// `org.bluez.Error.NotSupported` (ATT "request not supported").
     public static func notSupported(_ message: String) -> GattRequestError {
-        GattRequestError(name: LinkError.Code.notSupported.rawValue, message: message)
+        GattRequestError(name: BluetoothError.Code.notSupported.rawValue, message: message)
     }
 
     public var description: String { "\(name): \(message)" }

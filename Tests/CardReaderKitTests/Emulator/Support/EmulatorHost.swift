@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import Testing
 
 /// A host driving an emulated reader through the in-process link, as CardReaderKit does:
@@ -13,7 +14,7 @@ struct EmulatorHost {
     let reader: EmulatedReader
     let link: any ReaderLink
     let mtu: Int
-    private var iterator: AsyncStream<LinkInbound>.Iterator
+    private var iterator: any AsyncIteratorProtocol<LinkInbound, Never>
     private var decoder = FrameDecoder()
     private var frames: [Frame] = []
     /// Damaged regions the host's decoder reported.
@@ -59,7 +60,7 @@ struct EmulatorHost {
     /// The next whole frame from the reader, or nil once the link has ended.
     mutating func nextFrame() async -> Frame? {
         while frames.isEmpty {
-            guard !ended, let item = await iterator.next() else {
+            guard !ended, let item = await iterator.next(isolation: #isolation) else {
                 ended = true
                 var trailing: [FrameDamage] = []
                 decoder.finish { if case .damage(let region) = $0 { trailing.append(region) } }

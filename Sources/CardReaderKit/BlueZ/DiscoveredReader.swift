@@ -1,0 +1,24 @@
+package import BLETransport
+
+/// A reader as discovery found it (or as BlueZ already knew it): what to connect to.
+public struct DiscoveredReader: Sendable, Hashable, CustomStringConvertible {
+    /// BlueZ's record of the device.
+    package let device: BluetoothDeviceInfo
+
+    package init(_ device: BluetoothDeviceInfo) {
+        self.device = device
+    }
+
+    /// The Bluetooth address, `AA:BB:CC:DD:EE:FF`.
+    public var address: String { device.address }
+    /// The name it advertises, e.g. `VPOS3356-1A2B`, if it advertised one.
+    public var name: String? { device.name }
+    /// The signal strength of its last advertisement, in dBm, when BlueZ reports one.
+    public var rssi: Int? { device.rssi.map(Int.init) }
+    /// Whether BlueZ holds a connection to it now.
+    public var isConnected: Bool { device.isConnected }
+    /// The name and address, e.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF)`.
+    public var summary: String { device.summary }
+    /// The same as ``summary``.
+    public var description: String { summary }
+}

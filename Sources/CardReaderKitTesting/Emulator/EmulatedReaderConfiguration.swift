@@ -1,0 +1,39 @@
+import ReaderProtocol
+
+/// The emulated reader's fixed properties: what GET INFO says and the firmware's thresholds.
+public struct EmulatedReaderConfiguration: Sendable, Hashable {
+    /// What GET INFO reports. Its battery level is the starting level (a scenario may
+    /// override it); GET INFO always reports the current level.
+    public var info: ReaderInfo
+    /// The link drops after this long without a command (documentation §8: 5 minutes),
+    /// counted from the connection or the last answer, and never while a command waits.
+    public var idleTimeout: Duration
+    /// Below this battery level each connection starts with a battery-low event (`E0 03`).
+    public var batteryWarningPercent: UInt8
+    /// Below this battery level READ MAGNETIC STRIPE and ICC POWER ON answer `0B`.
+    public var batteryRefusalPercent: UInt8
+    /// After a firmware image is verified, the reader drops the link this long after its
+    /// `ACK` (documentation §7.2: within 2 s).
+    public var firmwareDisconnectDelay: Duration
+    /// How long the restart on new firmware takes before the reader accepts a connection
+    /// again (documentation §7.2: it advertises again within 15 s).
+    public var firmwareRestartTime: Duration
+
+    /// Model `VPOS3356`, serial `EMU00001`, firmware `2.4.1`, battery 85 %, magnetic stripe
+    /// and contact chip, bootloader `1.0.3`; idle timeout 5 min; thresholds 20 % and 10 %;
+    /// after a firmware update it drops the link 0.5 s after its `ACK` and restarts in 3 s.
+    public init(
+        info: ReaderInfo = ReaderInfo(
+            model: "VPOS3356", serialNumber: "EMU00001", firmwareVersion: "2.4.1", batteryPercent: 85,
+            capabilities: [.magneticStripe, .contactChip], bootloaderVersion: "1.0.3"),
+        idleTimeout: Duration = .seconds(300), batteryWarningPercent: UInt8 = 20, batteryRefusalPercent: UInt8 = 10,
+        firmwareDisconnectDelay: Duration = .milliseconds(500), firmwareRestartTime: Duration = .seconds(3)
+    ) {
+        self.firmwareDisconnectDelay = firmwareDisconnectDelay
+        self.firmwareRestartTime = firmwareRestartTime
+        self.info = info
+        self.idleTimeout = idleTimeout
+        self.batteryWarningPercent = batteryWarningPercent
+        self.batteryRefusalPercent = batteryRefusalPercent
+    }
+}

@@ -1,0 +1,329 @@
+import BLETransport
+import CardReaderCore
+import CardReaderKitTesting
+import Logging
+import ReaderProtocol
+
+/// Serves an ``EmulatedReader`` as a real BLE peripheral through BlueZ: the reader's GATT
+/// layout (documentation §1) — the ISSC data service (TX notify, RX write and
+/// write-without-response), Device Information (`180A`) and Battery (`180F`) — and a
+/// connectable advertisement named `VPOS3356-XXXX`.
+///
+/// Notifications carry at most MTU − 5 bytes of the ATT MTU BlueZ reports with each write
+/// (23 until it does: bluetoothd cuts longer values of the Multiple Handle Value
+/// Notifications it sends a BlueZ central); one central at a time: writes from a second are refused with
+/// `org.bluez.Error.NotPermitted`. When the emulated reader drops the link, the central
+/// is disconnected.
+///
+/// ```swift
+/// let peripheral = try await EmulatedReaderPeripheral.start(reader: EmulatedReader(card: .visaTest), adapter: "hci0")
+/// // … a central connects to peripheral.localName …
+/// await peripheral.stop()
+/// ```
+public actor EmulatedReaderPeripheral {
+    static let transmit = BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic)
+    static let receive = BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic)
+
+    /// The emulated reader that answers the central's commands.
+    public nonisolated let reader: EmulatedReader
+    /// The advertised local name, e.g. `VPOS3356-0001`.
+    public nonisolated let localName: String
+    /// The adapter it serves on, e.g. `hci0`.
+    public nonisolated let adapterName: String
+    /// The largest ATT MTU it uses: notifications are at most this − 5 bytes.
+    public nonisolated let maximumMTU: Int
+
+    private let session: BluetoothSession
+    private var adapter: BluetoothAdapter
+    private let logger: Logger
+    private var services: [GattServiceDefinition] = []
+    private var application: GattApplication?
+    private var advertiser: LEAdvertiser?
+    private var watcher: Task<Void, Never>?
+    private var central: DBusObjectPath?
+    private var connectionID: Int?
+    private var pump: Task<Void, Never>?
+    private var comeback: Task<Void, Never>?
+    private var stopped = false
+
+    private init(
+        reader: EmulatedReader, localName: String, session: BluetoothSession, adapter: BluetoothAdapter,
+        maximumMTU: Int, logger: Logger
+    ) {
+        self.reader = reader
+        self.maximumMTU = maximumMTU
+        self.localName = localName
+        self.session = session
+        self.adapter = adapter
+        self.adapterName = adapter.name
+        self.logger = logger
+    }
+
+    /// Registers the GATT application and the advertisement on `adapter` (the first
+    /// powered adapter when nil). `localName` defaults to ``defaultLocalName(for:)``.
+    /// Notifications are cut at the MTU BlueZ reports, at most `maximumMTU` (23…247).
+    public static func start(
+        reader: EmulatedReader, adapter: String? = nil, localName: String? = nil,
+        manufacturer: String = "CardReaderKit", maximumMTU: Int = 247, busAddress: String? = nil,
+        logger: Logger = Logger(label: "CardReaderKit.EmulatedReaderPeripheral")
+    ) async throws(BluetoothError) -> EmulatedReaderPeripheral {
+        let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+        do throws(BluetoothError) {
+            let adapter = try await session.adapter(named: adapter)
+            let peripheral = EmulatedReaderPeripheral(
+                reader: reader, localName: localName ?? defaultLocalName(for: reader.configuration.info),
+                session: session, adapter: adapter, maximumMTU: min(max(maximumMTU, 23), 247), logger: logger)
+            try await peripheral.setUp(manufacturer: manufacturer)
+            return peripheral
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    /// `<model>-XXXX`: the model (`VPOS3356`) and the last four characters of the serial
+    /// number when they are hex digits, else four random hex digits.
+    public static func defaultLocalName(for info: ReaderInfo) -> String {
+        let model = info.model ?? "VPOS3356"
+        let tail = String((info.serialNumber ?? "").suffix(4)).uppercased()
+        let suffix =
+            tail.count == 4 && tail.allSatisfy(\.isHexDigit)
+            ? tail : String(UInt16.random(in: .min ... .max), radix: 16, uppercase: true).leftPadded(to: 4)
+        return "\(model)-\(suffix)"
+    }
+
+    private func setUp(manufacturer: String) async throws(BluetoothError) {
+        let info = reader.configuration.info
+        let battery = reader.scenario.batteryPercent ?? info.batteryPercent ?? 100
+        let data = GattServiceDefinition(
+            uuid: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService),
+            characteristics: [
+                GattCharacteristicDefinition(
+                    uuid: Self.transmit, flags: ["notify"],
+                    onNotifyChange: { [weak self] enabled in await self?.notificationsChanged(enabled) }),
+                GattCharacteristicDefinition(
+                    uuid: Self.receive, flags: ["write", "write-without-response"],
+                    onWrite: { [weak self] (value, request) throws(GattRequestError) in
+                        guard let self else { throw .failed("the emulated reader stopped") }
+                        try await self.received(value, request)
+                    }),
+            ])
+        func text(_ uuid: String, _ value: String?) -> GattCharacteristicDefinition {
+            GattCharacteristicDefinition(uuid: BluetoothUUID(stringLiteral: uuid), flags: ["read"], initialValue: Array((value ?? "").utf8))
+        }
+        // The firmware revision is read from the reader each time: an update changes it.
+        let reader = self.reader
+        let firmwareRevision = GattCharacteristicDefinition(
+            uuid: "2a26", flags: ["read"], onRead: { _ in Array((await reader.firmwareVersion ?? "").utf8) })
+        let deviceInformation = GattServiceDefinition(
+            uuid: "180a",
+            characteristics: [
+                text("2a24", info.model), text("2a25", info.serialNumber), firmwareRevision, text("2a29", manufacturer),
+            ])
+        let batteryService = GattServiceDefinition(
+            uuid: "180f",
+            characteristics: [GattCharacteristicDefinition(uuid: "2a19", flags: ["read", "notify"], initialValue: [battery])])
+        services = [data, deviceInformation, batteryService]
+        try await register()
+    }
+
+    /// Follows the adapter's devices, registers the application and the advertisement.
+    private func register() async throws(BluetoothError) {
+        let updates = try await adapter.deviceUpdates()
+        watcher = Task { [weak self] in
+            for await device in updates where !device.isConnected {
+                await self?.deviceDisconnected(device.path)
+            }
+            await self?.bluetoothdWentAway()
+        }
+        do throws(BluetoothError) {
+            application = try await GattApplication.register(services, on: adapter, at: "/cardreaderkit/reader")
+            advertiser = try await LEAdvertiser.register(
+                LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+        } catch {
+            await unregister()
+            throw error
+        }
+        logger.info("emulated reader advertising", metadata: ["name": "\(localName)", "adapter": "\(adapter.name)"])
+    }
+
+    private func unregister() async {
+        watcher?.cancel()
+        watcher = nil
+        await advertiser?.unregister()
+        await application?.unregister()
+        advertiser = nil
+        application = nil
+    }
+
+    /// bluetoothd stopped or restarted and forgot the application: serve again once it
+    /// is back (checked every half second for at most a minute).
+    private func bluetoothdWentAway() async {
+        guard !stopped, session.connection.isConnected else { return }
+        logger.notice("bluetoothd went away; registering again once it is back", metadata: ["name": "\(localName)"])
+        watcher = nil  // this very task: its stream has ended, it must not be cancelled
+        await endReaderConnection()
+        await unregister()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !stopped, ContinuousClock.now < deadline {
+            do throws(BluetoothError) {
+                adapter = try await session.adapter(named: adapterName)
+                try await register()
+                return
+            } catch {
+                logger.debug("not registered yet: \(error)")
+                guard case .bus = error else {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continue
+                }
+                return
+            }
+        }
+        if !stopped { logger.error("bluetoothd did not come back within a minute", metadata: ["name": "\(localName)"]) }
+    }
+
+    /// Unregisters everything and closes the D-Bus connection, disconnecting a connected
+    /// central first (as a reader that is switched off). Idempotent.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        comeback?.cancel()
+        if let central {
+            _ = try? await session.connection.call(
+                destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
+                member: "Disconnect", timeout: .seconds(5))
+        }
+        await endReaderConnection()
+        await unregister()
+        await session.close()
+        logger.info("emulated reader stopped", metadata: ["name": "\(localName)"])
+    }
+
+    /// The connected central's device object on this adapter, if any.
+    public var connectedCentral: DBusObjectPath? { central }
+
+    // MARK: - GATT requests
+
+    private func received(_ packet: [UInt8], _ request: GattRequest) async throws(GattRequestError) {
+        guard !stopped else { throw .failed("the emulated reader stopped") }
+        if let central, let device = request.device, device != central {
+            throw .notPermitted("the reader already has a central connected")
+        }
+        let id: Int
+        if let connectionID {
+            id = connectionID
+        } else {
+            let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), maximumMTU)
+            do throws(LinkError) {
+                let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength(mtu: mtu))
+                id = connection.id
+                connectionID = id
+                central = request.device
+                logger.debug("central connected", metadata: ["mtu": "\(mtu)"])
+                pump = Task { [weak self] in
+                    for await item in connection.notifications {
+                        switch item {
+                        case .notification(let bytes): await self?.send(bytes)
+                        case .dropped(let reason): await self?.readerDropped(reason)
+                        }
+                    }
+                }
+            } catch {
+                throw .failed(error.description)
+            }
+        }
+        do throws(LinkError) {
+            try await reader.receive(packet, connection: id)
+        } catch {
+            throw .failed(error.description)
+        }
+    }
+
+    /// The bytes one notification carries at ATT MTU `mtu`: MTU − 5, not MTU − 3.
+    /// bluetoothd sends a peripheral's notifications to a central that supports them (every
+    /// BlueZ central) as Multiple Handle Value Notifications, which put a handle and a length
+    /// before each value, and cuts a value to the largest bearer's MTU − 5 (BlueZ 5.66 to
+    /// this day, `bt_gatt_server_send_notification`): at MTU 247 on one bearer, 244-byte
+    /// notifications lose 2 bytes each.
+    static func notificationLength(mtu: Int) -> Int {
+        mtu - 5
+    }
+
+    private func send(_ bytes: [UInt8]) {
+        do throws(BluetoothError) {
+            try application?.notify(Self.transmit, value: bytes)
+        } catch {
+            logger.debug("notification not sent: \(error)")
+        }
+    }
+
+    private func notificationsChanged(_ enabled: Bool) async {
+        logger.debug("TX notifications \(enabled ? "enabled" : "disabled")")
+        if !enabled { await endReaderConnection() }
+    }
+
+    private func deviceDisconnected(_ path: DBusObjectPath) async {
+        guard path == central else { return }
+        logger.debug("central disconnected")
+        await endReaderConnection()
+    }
+
+    /// The emulated reader dropped the link: drop the Bluetooth connection too. This runs in
+    /// the pump, which ending the reader connection cancels: the central is disconnected first.
+    private func readerDropped(_ reason: LinkError) async {
+        logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
+        // A restarting reader stops advertising before it drops the link, so the central
+        // cannot reconnect to it before it runs again.
+        if reason.code == .firmwareRestart { await restartOnNewFirmware() }
+        if let central {
+            do throws(DBusError) {
+                _ = try await session.connection.call(
+                    destination: BlueZNames.service, path: central, interface: BlueZNames.deviceInterface,
+                    member: "Disconnect", timeout: .seconds(5))
+            } catch {
+                logger.warning("could not disconnect the central: \(error)")
+            }
+        }
+        await endReaderConnection()
+    }
+
+    /// The reader restarts after a firmware update: it stops advertising, and advertises
+    /// again once it runs (a reader that does not come back never does).
+    private func restartOnNewFirmware() async {
+        await advertiser?.unregister()
+        advertiser = nil
+        logger.info("emulated reader restarting on new firmware", metadata: ["name": "\(localName)"])
+        comeback = Task { [weak self, reader] in
+            guard (try? await reader.waitUntilRunning()) != nil else { return }
+            await self?.advertiseAgain()
+        }
+    }
+
+    private func advertiseAgain() async {
+        comeback = nil
+        guard !stopped, advertiser == nil else { return }
+        do throws(BluetoothError) {
+            advertiser = try await LEAdvertiser.register(
+                LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
+            logger.info("emulated reader advertising again", metadata: ["name": "\(localName)"])
+        } catch {
+            logger.error("could not advertise after the restart: \(error)")
+        }
+    }
+
+    private func endReaderConnection() async {
+        pump?.cancel()
+        pump = nil
+        central = nil
+        if let id = connectionID {
+            connectionID = nil
+            await reader.disconnect(connection: id)
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}
