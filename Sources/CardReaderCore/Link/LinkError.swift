@@ -26,7 +26,7 @@ public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A struct of static constants rather than an enum, so new codes (a transport's own,
     /// or a name BlueZ adds) break no client: a `switch` over codes has a `default`. The
     /// raw value is the identifier `readerctl --json` prints. This module declares the codes
-    /// every transport shares; each transport adds its own (``CardReaderKit`` the BlueZ
+    /// every transport shares; each transport adds its own (`CardReaderKit` the BlueZ
     /// ones, the emulated reader its faults) in an extension.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String

@@ -3,7 +3,7 @@ public import Logging
 
 /// Several readers over one D-Bus connection and one adapter: a shop's lanes driven from
 /// one process. Find every reader in range (or the ones named), then connect to each: every
-/// reader gets its own ``CardReader`` with its own link, decoder and state, so one reader's
+/// reader gets its own `CardReader` with its own link, decoder and state, so one reader's
 /// failure or disconnect never disturbs another's traffic.
 ///
 /// ```swift
@@ -91,7 +91,7 @@ public actor BlueZReaderFleet {
         return matched.mapValues(DiscoveredReader.init)
     }
 
-    /// A connector to `device` over this fleet's connection, for a ``CardReader``. Its first
+    /// A connector to `device` over this fleet's connection, for a `CardReader`. Its first
     /// connection set-up has `timeout` from its turn among the fleet's first set-ups; later
     /// ones (reconnections) start at once, each within `timeout`.
     public nonisolated func connector(for device: DiscoveredReader, timeout: Duration = .seconds(30)) -> FleetReaderConnector {

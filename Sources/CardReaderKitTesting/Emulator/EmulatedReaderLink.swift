@@ -1,7 +1,7 @@
 import CardReaderCore
 import ReaderProtocol
 
-/// An in-process ``ReaderLink`` to an ``EmulatedReader``: what BlueZ would carry, without
+/// An in-process `ReaderLink` to an ``EmulatedReader``: what BlueZ would carry, without
 /// Bluetooth. Writes longer than MTU − 3 are refused (as BlueZ refuses a write without
 /// response), and every write fails once the link is closed or the reader dropped it.
 public actor EmulatedReaderLink: ReaderLink {
