@@ -3,16 +3,10 @@ import ReaderProtocol
 
 /// The firmware update's steps inside the reader session: pre-flight, ENTER FIRMWARE
 /// UPDATE, the YModem transfer (the link's bytes go to the YModem sender, not the frame
-/// decoder), the restart, the reconnection and the confirming GET INFO.
+/// decoder), the restart, the reconnection and the confirming GET INFO. Which of them the
+/// link is in is the state machine's ``ReaderStateMachine/LinkMode``; the update's inputs
+/// (the link's bytes, its drop, deadlines, cancellation) come in order on one stream.
 extension CardReader {
-    /// What the YModem transfer reacts to, in order.
-    enum YModemInput: Sendable {
-        case bytes([UInt8])
-        case deadline(UInt64)
-        case linkLost(LinkError?)
-        case cancel
-    }
-
     func runFirmwareUpdate(
         image: FirmwareImage, options: FirmwareUpdateOptions, report: @Sendable (FirmwareUpdateProgress) -> Void
     ) async throws(CardReaderError) -> FirmwareUpdateReport {
@@ -53,18 +47,21 @@ extension CardReader {
             "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
 
         enter(.entering)
-        let (inputs, input) = AsyncStream.makeStream(of: YModemInput.self)
-        pendingYModemInput = input
+        let (inputs, input) = AsyncStream.makeStream(of: FirmwareUpdateInput.self)
+        defer { input.finish() }
+        guard change({ $0.firmwareUpdateEntering(ReaderStateMachine.UpdateChannel(inputs: input)) }) else {
+            if case .lost(let reason) = state { throw .linkLost(reason) }
+            throw .notConnected
+        }
         let entered: ReaderResponse
         do throws(CardReaderError) {
             entered = try await performHoldingGate(
                 .enterFirmwareUpdate(imageSize: UInt32(image.bytes.count)), answerTime: Self.shortAnswerTime)
         } catch {
-            pendingYModemInput = nil
+            _ = change { $0.firmwareUpdateEntered() }
             throw error
         }
-        pendingYModemInput = nil
-        guard entered.status == .success, ymodemInput != nil else {
+        guard change({ $0.firmwareUpdateEntered() }), entered.status == .success else {
             throw .firmwareUpdateFailed(.refused(entered.status))
         }
 
@@ -79,17 +76,15 @@ extension CardReader {
         } onCancel: {
             input.yield(.cancel)
         }
-        leaveYModem()
         let transferDuration = timing.elapsed() - transferStarted
-        let drop = dropDuringUpdate
-        dropDuringUpdate = nil
+        let accepted = if case .success = outcome { true } else { false }
+        await run(change { $0.transferEnded(accepted: accepted) })
         let sender: YModemSender
         switch outcome {
         case .success(let finished):
             sender = finished
         case .failure(let error):
             logger.notice("firmware update failed: \(error)")
-            if let drop { linkLost(drop) }
             throw .firmwareUpdateFailed(error)
         }
         if sender.resentBlocks > 0 {
@@ -99,7 +94,7 @@ extension CardReader {
         }
 
         enter(.restarting)
-        try await awaitRestart(options: options)
+        await awaitRestart(options: options, inputs: inputs)
         enter(.reconnecting)
         let after = try await reconnectAfterRestart(within: options.returnTimeout) { enter(.confirming) }
         guard after.firmwareVersion == image.version else {
@@ -124,8 +119,8 @@ extension CardReader {
     /// Runs the YModem sender over the link until it finishes (returning it, finished) or
     /// fails.
     private func transfer(
-        _ image: FirmwareImage, options: FirmwareUpdateOptions, inputs: AsyncStream<YModemInput>,
-        acknowledged: (Int) -> Void
+        _ image: FirmwareImage, options: FirmwareUpdateOptions,
+        inputs: AsyncStream<FirmwareUpdateInput>, acknowledged: (Int) -> Void
     ) async -> Result<YModemSender, FirmwareUpdateError> {
         // The reader's answer times plus the link margin, as for commands: a block's last
         // byte leaves the host before it reaches the reader.
@@ -139,7 +134,7 @@ extension CardReader {
         var actions = sender.start()
         var deadline: UInt64 = 0
         var reported = -1
-        var iterator = inputs.makeAsyncIterator()
+        var inputs = inputs.makeAsyncIterator()
         func block() -> Int? {
             switch sender.phase {
             case .header, .verifying: 0
@@ -162,15 +157,15 @@ extension CardReader {
                         return .failure(.linkLost(block: block(), reason ?? LinkError(.notConnected, "\(error)")))
                     }
                 case .awaitAnswer(let limit):
-                    timeline.cancel(.ymodemDeadline(deadline))
+                    timeline.cancel(.updateDeadline(deadline))
                     deadline = makeID()
-                    schedule(.ymodemDeadline(deadline), after: limit)
+                    schedule(.updateDeadline(deadline), after: limit)
                 case .finished:
-                    timeline.cancel(.ymodemDeadline(deadline))
+                    timeline.cancel(.updateDeadline(deadline))
                     acknowledged(sender.acknowledgedBytes)
                     return .success(sender)
                 case .failed(let error):
-                    timeline.cancel(.ymodemDeadline(deadline))
+                    timeline.cancel(.updateDeadline(deadline))
                     return .failure(FirmwareUpdateError(error))
                 }
             }
@@ -178,13 +173,13 @@ extension CardReader {
                 reported = sender.acknowledgedBytes
                 acknowledged(reported)
             }
-            switch await iterator.next() {
+            switch await inputs.next(isolation: #isolation) {
             case .bytes(let bytes):
                 actions = sender.receive(bytes)
             case .deadline(let id):
                 actions = id == deadline ? sender.deadlinePassed() : []
             case .linkLost(let reason):
-                timeline.cancel(.ymodemDeadline(deadline))
+                timeline.cancel(.updateDeadline(deadline))
                 return .failure(
                     .linkLost(block: block(), reason ?? LinkError(.notConnected, "the host closed the link")))
             case .cancel, nil:
@@ -193,27 +188,26 @@ extension CardReader {
         }
     }
 
-    /// The link carries frames again.
-    private func leaveYModem() {
-        ymodemInput?.finish()
-        ymodemInput = nil
-        decoder.reset()
-    }
-
     /// The reader drops the link to restart (§7.2: within 2 s); the host closes it after
-    /// the deadline if the reader has not.
-    private func awaitRestart(options: FirmwareUpdateOptions) async throws(CardReaderError) {
-        restartExpected = true
-        // The reader may have dropped the link right after its last ACK, before the update
-        // got here: that was the restart.
-        guard link != nil else { return restartDropped() }
+    /// the deadline if the reader has not. The drop may have come already, right after the
+    /// reader's last ACK.
+    private func awaitRestart(options: FirmwareUpdateOptions, inputs: AsyncStream<FirmwareUpdateInput>) async {
+        guard machine.awaitsRestart else { return }
+        // The transfer's iterator has ended; the inputs after its last go on here.
+        var inputs = inputs.makeAsyncIterator()
         let id = makeID()
-        schedule(.restartDropOverdue(id), after: options.restartDisconnectTimeout)
-        await withCheckedContinuation { restartDropWaiter = (id, $0) }
-        timeline.cancel(.restartDropOverdue(id))
-        if let link {
-            logger.notice("the reader did not drop the link after accepting the image; closing it")
-            await tearDown(link: link, reason: nil)
+        schedule(.updateDeadline(id), after: options.restartDisconnectTimeout)
+        defer { timeline.cancel(.updateDeadline(id)) }
+        while let input = await inputs.next(isolation: #isolation) {
+            switch input {
+            case .linkLost:
+                return
+            case .deadline(id):
+                await run(change { $0.restartOverdue() })
+                return
+            case .bytes, .deadline, .cancel:
+                continue
+            }
         }
     }
 
@@ -225,48 +219,39 @@ extension CardReader {
     {
         let deadline = timing.elapsed() + limit
         var attempt = 0
-        defer { restartExpected = false }
         while true {
             attempt += 1
-            setState(.reconnecting(attempt: attempt))
+            guard change({ $0.restartAttempt(attempt) }) else { throw Task.isCancelled ? .cancelled : .notConnected }
             let left = deadline - timing.elapsed()
             guard left > .zero else { break }
-            let outcome = await attemptLink(within: min(left, configuration.connectTimeout), purpose: .reconnect)
-            switch outcome {
-            case .success(let link):
-                install(link)
+            switch await attemptLink(within: min(left, configuration.connectTimeout), for: .restart) {
+            case .success:
                 confirming()
                 do throws(CardReaderError) {
                     let info = try await infoHoldingGate()
-                    broadcast(.reconnected)
+                    await run(change { $0.restartConfirmed() })
                     return info
                 } catch {
-                    guard !Task.isCancelled else { throw .cancelled }
+                    guard !Task.isCancelled else {
+                        // The reader is back; the update stops here, the link stays.
+                        await run(change { $0.restartConfirmed() })
+                        throw .cancelled
+                    }
                     logger.debug("the restarted reader does not answer yet: \(error)")
-                    if let link = self.link { await tearDown(link: link, reason: nil) }
+                    await run(change { $0.restartNotConfirmed() })
                 }
             case .failure(.cancelled), .failure(.notConnected):
-                setState(.disconnected)
-                throw Task.isCancelled ? .cancelled : .notConnected
+                let error: CardReaderError = Task.isCancelled ? .cancelled : .notConnected
+                await run(change { $0.restartAbandoned(error) })
+                throw error
             case .failure(let error):
                 logger.debug("the restarted reader is not back yet: \(error)")
                 // A refused connection comes back at once: do not spin.
                 try? await clock.sleep(for: .milliseconds(250))
             }
         }
-        setState(.disconnected)
-        throw .firmwareUpdateFailed(.readerDidNotReturn(after: limit))
-    }
-
-    /// The link dropped or closed while a restart was expected.
-    func restartDropped() {
-        setState(.reconnecting(attempt: 1))
-        releaseRestartWaiter()
-    }
-
-    func releaseRestartWaiter(_ id: UInt64? = nil) {
-        guard let waiter = restartDropWaiter, id == nil || waiter.id == id else { return }
-        restartDropWaiter = nil
-        waiter.continuation.resume()
+        let error = CardReaderError.firmwareUpdateFailed(.readerDidNotReturn(after: limit))
+        await run(change { $0.restartAbandoned(error) })
+        throw error
     }
 }

@@ -18,29 +18,19 @@ extension CardReader {
         -> ReaderResponse
     {
         guard !Task.isCancelled else { throw .cancelled }
-        let deadline = answerTime + configuration.linkMargin
-        try await waitWhileReconnecting(upTo: deadline)
+        let limit = answerTime + configuration.linkMargin
+        try await waitWhileReconnecting(upTo: limit)
         try await settleEarlierCancels()
         let id = makeID()
         let sentAt = timing.elapsed()
-        exchange = Exchange(id: id, code: command.code, limit: deadline)
-        schedule(.answerOverdue(id), after: deadline)
         logger.trace("→ \(command.code.commandName ?? "\(command.code)")", metadata: ["frame": "\(command.frame)"])
-        do {
-            try await write(command.frame)
-        } catch {
-            finish(id, .failure(error))
-        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if let result = exchange?.result, exchange?.id == id {
-                    exchange = nil
-                    continuation.resume(returning: result)
-                } else if exchange?.id == id {
-                    exchange?.continuation = continuation
-                } else {
-                    continuation.resume(returning: .failure(.notConnected))
-                }
+                // The caller waits before the frame leaves, so no answer can come first.
+                answerWaiters[id] = continuation
+                machine.commandSent(id: id, code: command.code, limit: limit)
+                schedule(.answerOverdue(id), after: limit)
+                send(command.frame, answering: id)
             }
         } onCancel: {
             Task { await self.cancelRequested(id) }
@@ -73,71 +63,51 @@ extension CardReader {
     /// After a timeout or cancellation, waits until the reader has answered every CANCEL,
     /// so no stale answer is outstanding.
     func settleEarlierCancels() async throws(CardReaderError) {
-        guard unansweredCancels > 0 else { return }
         let id = makeID()
+        guard machine.mustSettleCancels(waiter: id) else { return }
         schedule(.cancelsOverdue(id), after: Self.shortAnswerTime + configuration.linkMargin)
-        let settled = await withCheckedContinuation { barrier = CancelBarrier(id: id, continuation: $0) }
+        let settled = await withCheckedContinuation { settleWaiters[id] = $0 }
         timeline.cancel(.cancelsOverdue(id))
         guard settled else {
             if case .lost(let reason) = state { throw .linkLost(reason) }
-            guard link != nil else { throw .notConnected }
+            guard machine.openLink != nil else { throw .notConnected }
             logger.warning("the reader answers neither a timed-out command nor CANCEL")
             throw .readerNotResponding
         }
     }
 
-    func releaseBarrier(_ id: UInt64, settled: Bool) {
-        guard let barrier, barrier.id == id else { return }
-        self.barrier = nil
-        barrier.continuation.resume(returning: settled)
-    }
-
-    func finish(_ id: UInt64, _ result: Result<ReaderResponse, CardReaderError>) {
-        guard var current = exchange, current.id == id else { return }
-        timeline.cancel(.answerOverdue(id))
-        if let continuation = current.continuation {
-            exchange = nil
-            continuation.resume(returning: result)
-        } else if current.result == nil {
-            current.result = result
-            exchange = current
-        }
-    }
-
-    func expire(_ id: UInt64) async {
-        // The answer may sit behind a frame that is not cut off yet; and CANCEL's answer
-        // must not be swallowed by it.
-        cutOffStaleFrame()
-        guard let current = exchange, current.id == id, current.result == nil else { return }
-        logger.notice("no answer in time", metadata: ["command": "\(current.code)", "deadline": "\(current.limit)"])
-        finish(id, .failure(current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: current.limit)))
-        // A cancelled command already has its CANCEL on the way.
-        if !current.cancelRequested { await sendCancel() }
-    }
-
     func cancelRequested(_ id: UInt64) async {
-        guard var current = exchange, current.id == id, current.result == nil, !current.cancelRequested else { return }
-        current.cancelRequested = true
-        // The reader answers the waiting command (02) then CANCEL within 500 ms.
-        current.limit = Self.shortAnswerTime + configuration.linkMargin
-        timeline.cancel(.answerOverdue(id))
-        schedule(.answerOverdue(id), after: current.limit)
-        exchange = current
-        logger.debug("cancelling", metadata: ["command": "\(current.code)"])
-        await sendCancel()
+        await run(change { $0.cancelRequested(id, now: timing.elapsed()) })
     }
 
     func sendCancel() async {
-        guard link != nil else { return }
-        unansweredCancels += 1
+        guard machine.cancelSent() else { return }
         logger.trace("→ CANCEL", metadata: ["frame": "\(ReaderCommand.cancel.frame)"])
         do {
             try await write(ReaderCommand.cancel.frame)
-        } catch where link == nil {
+        } catch where machine.openLink == nil {
             // The host closed the link while the CANCEL waited for its turn to be written.
             logger.debug("CANCEL not sent: the link was closed first")
         } catch {
             logger.warning("could not send CANCEL: \(error)")
+        }
+    }
+
+    /// Writes the frame of command `id` after every write queued before; if it cannot be
+    /// written, the command ends with that error.
+    private func send(_ frame: Frame, answering id: UInt64) {
+        let bytes: [UInt8]
+        do {
+            bytes = try frame.encoded()
+        } catch {
+            Task { await self.run(self.change { $0.finish(id, .failure(.invalidRequest(error.description))) }) }
+            return
+        }
+        let written = queueWrite(bytes)
+        Task {
+            if case .failure(let error) = await written.value {
+                await self.run(self.change { $0.finish(id, .failure(error)) })
+            }
         }
     }
 
@@ -155,7 +125,13 @@ extension CardReader {
 
     /// Writes bytes in packets of the link's size, after every write queued before.
     func write(bytes: [UInt8]) async throws(CardReaderError) {
-        guard let link else { throw .notConnected }
+        try await queueWrite(bytes).value.get()
+    }
+
+    /// Queues `bytes` to be written in packets of the link's size after every write queued
+    /// before; the task says how it went.
+    private func queueWrite(_ bytes: [UInt8]) -> Task<Result<Void, CardReaderError>, Never> {
+        guard let link = machine.openLink?.link else { return Task { .failure(.notConnected) } }
         let previous = writeTail
         let task = Task<Result<Void, CardReaderError>, Never>(executorPreference: link.executor) {
             await previous?.value
@@ -173,6 +149,6 @@ extension CardReader {
             return .success(())
         }
         writeTail = Task { _ = await task.value }
-        try await task.value.get()
+        return task
     }
 }

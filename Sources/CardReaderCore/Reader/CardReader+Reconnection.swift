@@ -5,12 +5,11 @@ import ReaderProtocol
 extension CardReader {
     /// The link dropped and a policy is set: commands wait, events keep flowing, and
     /// attempts follow the policy until one opens a link or the policy gives up.
-    func startReconnecting(after reason: LinkError, policy: ReconnectPolicy) {
-        lastLoss = reason
-        setState(.reconnecting(attempt: 1))
+    func startReconnecting(after reason: LinkError) {
+        guard let policy = configuration.reconnect else { return }
         let clock = clock
         let connectTimeout = configuration.connectTimeout
-        reconnectTask = Task { [weak self] in
+        reconnection = Task { [weak self] in
             enum Outcome { case reconnected, gaveUp, stopped }
             let outcome = await withTaskGroup(of: Outcome.self) { group in
                 group.addTask {
@@ -35,46 +34,33 @@ extension CardReader {
     }
 
     /// Reports attempt `attempt`; false when reconnecting has stopped.
-    func announce(attempt: Int, after reason: LinkError) -> Bool {
-        guard case .reconnecting(let current) = state else { return false }
-        if current != attempt { setState(.reconnecting(attempt: attempt)) }
-        broadcast(.reconnecting(attempt: attempt, after: reason))
+    func announce(attempt: Int, after reason: LinkError) async -> Bool {
+        guard let actions = change({ $0.reconnectionAttempt(attempt) }) else { return false }
         logger.notice("reconnecting", metadata: ["attempt": "\(attempt)", "after": "\(reason)"])
+        await run(actions)
         return true
     }
 
     func tryReconnecting(within limit: Duration) async -> Bool {
-        guard case .reconnecting = state else { return false }
-        let outcome = await attemptLink(within: limit, purpose: .reconnect)
-        guard case .success(let link) = outcome else {
-            if case .failure(let error) = outcome { logger.notice("reconnection attempt failed: \(error)") }
+        guard machine.reconnectingAfter != nil else { return false }
+        switch await attemptLink(within: limit, for: .reconnect) {
+        case .success:
+            return true
+        case .failure(let error):
+            logger.notice("reconnection attempt failed: \(error)")
             return false
         }
-        reconnectTask = nil
-        lastLoss = nil
-        install(link)
-        metrics.reconnect(outcome: "reconnected")
-        broadcast(.reconnected)
-        resolveConnectWaiters(.success(()))
-        resolveLinkWaiters(true)
-        return true
     }
 
-    func giveUpReconnecting() {
-        guard case .reconnecting = state, let reason = lastLoss else { return }
-        reconnectTask = nil
-        lastLoss = nil
+    func giveUpReconnecting() async {
+        guard let reason = machine.reconnectingAfter else { return }
         logger.warning("gave up reconnecting", metadata: ["after": "\(reason)"])
-        metrics.reconnect(outcome: "gave-up")
-        setState(.lost(reason))
-        resolveConnectWaiters(.failure(.linkLost(reason)))
-        resolveLinkWaiters(false)
-        endConnection(reason: reason)
+        await run(change { $0.reconnectionGaveUp() })
     }
 
     /// While reconnecting, a command waits for the link up to `limit` (its deadline).
     func waitWhileReconnecting(upTo limit: Duration) async throws(CardReaderError) {
-        guard case .reconnecting = state else { return }
+        guard machine.reconnectingAfter != nil else { return }
         let id = makeID()
         schedule(.linkOverdue(id), after: limit)
         let back = await withTaskCancellationHandler {
@@ -85,21 +71,8 @@ extension CardReader {
         timeline.cancel(.linkOverdue(id))
         guard back else {
             if Task.isCancelled { throw .cancelled }
-            switch state {
-            case .lost(let reason): throw .linkLost(reason)
-            case .reconnecting: throw lastLoss.map { .linkLost($0) } ?? .notConnected
-            default: throw .notConnected
-            }
+            if case .lost(let reason) = state { throw .linkLost(reason) }
+            throw machine.reconnectingAfter.map { .linkLost($0) } ?? .notConnected
         }
-    }
-
-    func resolveLinkWaiter(_ id: UInt64, _ back: Bool) {
-        linkWaiters.removeValue(forKey: id)?.resume(returning: back)
-    }
-
-    func resolveLinkWaiters(_ back: Bool) {
-        let waiters = linkWaiters.values
-        linkWaiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: back) }
     }
 }

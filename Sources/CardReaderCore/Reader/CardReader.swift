@@ -48,17 +48,6 @@ public actor CardReader {
         }
     }
 
-    /// The command waiting for its answer.
-    struct Exchange {
-        let id: UInt64
-        let code: CommandCode
-        var continuation: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>?
-        var result: Result<ReaderResponse, CardReaderError>?
-        /// How long the command may wait for its answer; the timeout's error names it.
-        var limit: Duration
-        var cancelRequested = false
-    }
-
     /// What the reader's timers do when they come due.
     enum TimedAction: Sendable, Equatable {
         /// The exchange with this id has waited its whole limit.
@@ -69,16 +58,8 @@ public actor CardReader {
         case linkOverdue(UInt64)
         /// The incomplete frame has received nothing for the timeout.
         case incompleteFrameQuiet
-        /// The YModem sender's deadline with this id passed.
-        case ymodemDeadline(UInt64)
-        /// The reader has not dropped the link this long after accepting a firmware image.
-        case restartDropOverdue(UInt64)
-    }
-
-    /// A command waiting for earlier CANCELs to be answered before it may be sent.
-    struct CancelBarrier {
-        let id: UInt64
-        let continuation: CheckedContinuation<Bool, Never>
+        /// A firmware update's deadline with this id passed.
+        case updateDeadline(UInt64)
     }
 
     /// What opens the links: at ``connect(timeout:)`` and at each reconnection attempt.
@@ -92,48 +73,30 @@ public actor CardReader {
     let metrics: ReaderMetrics
 
     /// Where the connection stands now; ``stateUpdates()`` reports each change.
-    public private(set) var state: ConnectionState = .disconnected
-    var link: (any ReaderLink)?
-    /// Counts connections, so that a late item from a previous link's inbound stream is
-    /// never taken for the current link's.
-    var generation: UInt64 = 0
-    var inboundTask: Task<Void, Never>?
-    var decoder = FrameDecoder()
-    /// When the last notification that left a frame incomplete arrived, as time since the
-    /// reader was created.
-    var lastNotificationAt: Duration = .zero
-    /// Deadlines: answers, CANCELs' answers, reconnection waits, the incomplete frame.
+    public var state: ConnectionState { machine.connectionState }
+    /// The link's mode, the command waiting for its answer, the CANCELs out, the decoder.
+    var machine: ReaderStateMachine
+    /// Deadlines: answers, CANCELs' answers, reconnection waits, the incomplete frame, a
+    /// firmware update's.
     var timeline = Timeline<TimedAction>()
     var gate = CommandGate()
-    var exchange: Exchange?
     var nextID: UInt64 = 0
+    /// The last write queued: the next one starts after it, so frames go out whole and in order.
     var writeTail: Task<Void, Never>?
-    /// CANCEL frames sent whose answer has not arrived; while any are out, responses are
-    /// stale answers to commands that timed out or were cancelled.
-    var unansweredCancels = 0
-    var barrier: CancelBarrier?
-    var eventSubscribers: [UInt64: AsyncStream<CardReaderEvent>.Continuation] = [:]
-    var stateSubscribers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
-    /// The link being opened by ``connect(timeout:)`` or a reconnection attempt.
-    var connectAttempt: Task<Result<any ReaderLink, CardReaderError>, Never>?
+    /// Callers suspended until the machine decides, by id: a command for its answer, a
+    /// command for earlier CANCELs' answers, a command for the reconnection.
+    var answerWaiters: [UInt64: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>] = [:]
+    var settleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// ``connect(timeout:)`` calls made while a connect or reconnection was under way.
     var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
-    var reconnectTask: Task<Void, Never>?
-    /// Commands waiting for a reconnection; true when the link is back.
-    var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    /// The drop that started the reconnection under way.
-    var lastLoss: LinkError?
-    /// Armed before ENTER FIRMWARE UPDATE: becomes ``ymodemInput`` the moment the reader
-    /// accepts it, so the next notification already goes to the YModem sender.
-    var pendingYModemInput: AsyncStream<YModemInput>.Continuation?
-    /// While set, the link carries YModem: notifications go here, not to the frame decoder.
-    var ymodemInput: AsyncStream<YModemInput>.Continuation?
-    /// After a firmware image is accepted the reader restarts: its drop is expected, starts
-    /// no reconnect policy and ends no event stream.
-    var restartExpected = false
-    /// A drop that came mid-update, for the update to judge: the restart, or a link lost.
-    var dropDuringUpdate: LinkError?
-    var restartDropWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
+    var eventSubscribers: [UInt64: AsyncStream<CardReaderEvent>.Continuation] = [:]
+    var stateSubscribers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+    /// The link being opened by ``connect(timeout:)`` or a reconnection attempt, kept to
+    /// be cancelled by ``disconnect()``.
+    var linkOpening: Task<Result<any ReaderLink, CardReaderError>, Never>?
+    /// The reconnect policy's attempts after the last drop, kept to be cancelled.
+    var reconnection: Task<Void, Never>?
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
     /// Its metrics (commands, latency, link losses, reconnects,
@@ -148,6 +111,9 @@ public actor CardReader {
         self.timing = ElapsedClock(clock)
         self.logger = logger
         metrics = ReaderMetrics(reader: connector.readerDescription)
+        machine = ReaderStateMachine(
+            reconnects: configuration.reconnect != nil, incompleteFrameTimeout: configuration.incompleteFrameTimeout,
+            cancelledCommandLimit: Self.shortAnswerTime + configuration.linkMargin)
     }
 
     // MARK: - Connection
@@ -157,25 +123,18 @@ public actor CardReader {
     /// is under way waits for it and shares its outcome. ``disconnect()`` ends a connect in
     /// progress with ``CardReaderError/notConnected``.
     public func connect(timeout: Duration? = nil) async throws(CardReaderError) {
-        switch state {
+        switch change({ $0.connectRequested() }) {
         case .connected:
             return
-        case .connecting, .reconnecting:
+        case .wait:
             let outcome = await withCheckedContinuation { connectWaiters.append($0) }
             try outcome.get()
             return
-        case .disconnected, .lost:
+        case .open:
             break
         }
-        setState(.connecting)
-        let outcome = await attemptLink(within: timeout ?? configuration.connectTimeout, purpose: .connect)
-        switch outcome {
-        case .success(let link):
-            install(link)
-            resolveConnectWaiters(.success(()))
-        case .failure(let error):
-            if state == .connecting { setState(.disconnected) }
-            resolveConnectWaiters(.failure(error))
+        if case .failure(let error) = await attemptLink(within: timeout ?? configuration.connectTimeout, for: .connect) {
+            await run(change { $0.connectFailed(error) })
             throw error
         }
     }
@@ -183,20 +142,7 @@ public actor CardReader {
     /// Closes the link, or stops a connect or a reconnection in progress. A command in
     /// progress ends with ``CardReaderError/notConnected``, and ``events()`` streams finish.
     public func disconnect() async {
-        switch state {
-        case .connected:
-            if let link { await tearDown(link: link, reason: nil) }
-        case .connecting, .reconnecting:
-            reconnectTask?.cancel()
-            reconnectTask = nil
-            connectAttempt?.cancel()
-            setState(.disconnected)
-            resolveConnectWaiters(.failure(.notConnected))
-            resolveLinkWaiters(false)
-            endConnection(reason: nil)
-        case .disconnected, .lost:
-            return
-        }
+        await run(change { $0.disconnectRequested() })
     }
 
     /// The connection state now, then every change, until the subscriber stops listening or
@@ -268,44 +214,32 @@ public actor CardReader {
         }
     }
 
-    enum AttemptPurpose {
-        case connect
-        case reconnect
-    }
-
-    /// Opens a link in a task that ``disconnect()`` can cancel. A link that opens after the
-    /// attempt stopped being wanted is closed, and the attempt fails with `notConnected`.
-    func attemptLink(within limit: Duration, purpose: AttemptPurpose) async -> Result<any ReaderLink, CardReaderError> {
+    /// Opens a link for `purpose` in a task that ``disconnect()`` can cancel, and starts
+    /// using it. A link that opens after the reader stopped wanting it for that purpose is
+    /// closed, and the attempt fails with `notConnected`.
+    func attemptLink(within limit: Duration, for purpose: ReaderStateMachine.Purpose) async -> Result<Void, CardReaderError> {
         let attempt = Task { await self.openLink(within: limit) }
-        connectAttempt = attempt
+        linkOpening = attempt
         let outcome = await withTaskCancellationHandler {
             await attempt.value
         } onCancel: {
             attempt.cancel()
         }
-        connectAttempt = nil
-        let wanted =
-            switch (purpose, state) {
-            case (.connect, .connecting), (.reconnect, .reconnecting): true
-            default: false
-            }
-        guard wanted else {
-            if case .success(let link) = outcome { await link.close() }
+        linkOpening = nil
+        switch outcome {
+        case .failure where !machine.wantsLink(for: purpose):
             return .failure(.notConnected)
+        case .failure(let error):
+            return .failure(error)
+        case .success(let link):
+            guard let actions = change({ $0.linkOpened(link, for: purpose, reading: { Self.readInbound(of: link, generation: $0, into: self) }) }) else {
+                await link.close()
+                return .failure(.notConnected)
+            }
+            logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
+            await run(actions)
+            return .success(())
         }
-        return outcome
-    }
-
-    /// Starts using a link that just opened.
-    func install(_ link: any ReaderLink) {
-        self.link = link
-        generation += 1
-        let current = generation
-        decoder.reset()
-        unansweredCancels = 0
-        inboundTask = Self.readInbound(of: link, generation: current, into: self)
-        setState(.connected)
-        logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
     }
 
     /// Hands each item `link` delivers to `reader`, on the link's executor, then says the
@@ -319,12 +253,6 @@ public actor CardReader {
             }
             await reader?.inboundEnded(generation: generation)
         }
-    }
-
-    func resolveConnectWaiters(_ outcome: Result<Void, CardReaderError>) {
-        let waiters = connectWaiters
-        connectWaiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
     // MARK: - Timers
@@ -346,12 +274,11 @@ public actor CardReader {
         let now = timing.elapsed()
         while let action = timeline.popDue(at: now) {
             switch action {
-            case .answerOverdue(let id): await expire(id)
-            case .cancelsOverdue(let id): releaseBarrier(id, settled: false)
+            case .answerOverdue(let id): await run(change { $0.answerOverdue(id, now: now) })
+            case .cancelsOverdue(let id): await run(change { $0.cancelsOverdue(id) })
             case .linkOverdue(let id): resolveLinkWaiter(id, false)
-            case .incompleteFrameQuiet: cutOffStaleFrame()
-            case .ymodemDeadline(let id): ymodemInput?.yield(.deadline(id))
-            case .restartDropOverdue(let id): releaseRestartWaiter(id)
+            case .incompleteFrameQuiet: await run(change { $0.cutOffStaleFrame(now: now) })
+            case .updateDeadline(let id): machine.updateChannel?.inputs.yield(.deadline(id))
             }
         }
         return timeline.sleeperWoke(from: wakeUp)
@@ -368,11 +295,6 @@ public actor CardReader {
         for continuation in subscribers { continuation.finish() }
     }
 
-    func setState(_ newState: ConnectionState) {
-        state = newState
-        for continuation in stateSubscribers.values { continuation.yield(newState) }
-    }
-
     func broadcast(_ event: CardReaderEvent) {
         for continuation in eventSubscribers.values { continuation.yield(event) }
     }
@@ -386,8 +308,8 @@ public actor CardReader {
     }
 
     deinit {
-        reconnectTask?.cancel()
-        inboundTask?.cancel()
+        reconnection?.cancel()
+        machine.openLink?.inbound.cancel()
         for continuation in eventSubscribers.values { continuation.finish() }
         for continuation in stateSubscribers.values { continuation.finish() }
     }
