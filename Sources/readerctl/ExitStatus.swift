@@ -32,7 +32,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .firmwareNotUpdated: "update-firmware: at least one reader did not end on the new version"
         case .invalidFirmwareImage: "update-firmware: the image file is unreadable or damaged; nothing was sent"
         case .doctorFailed: "doctor: a check failed (each FAIL line says how to fix it)"
-        case .recordingRefused: "--record: the session holds a card that is not a published test card (--reveal records it)"
+        case .recordingRefused: "--record: the run holds a card that is not a published test card (--reveal records it)"
         case .usage: "usage error"
         case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"
         }

@@ -1,7 +1,7 @@
 import Logging
 import ReaderProtocol
 
-/// The firmware update's steps inside the reader session: pre-flight, ENTER FIRMWARE
+/// The firmware update's steps inside the reader: pre-flight, ENTER FIRMWARE
 /// UPDATE, the YModem transfer (the link's bytes go to the YModem sender, not the frame
 /// decoder), the restart, the reconnection and the confirming GET INFO. Which of them the
 /// link is in is the state machine's ``ReaderStateMachine/LinkMode``; the update's inputs
@@ -34,36 +34,12 @@ extension CardReader {
         enter(.checking)
         try await acquireGate()
         defer { gate.release() }
-        let before = try await infoHoldingGate()
-        do throws(FirmwareImageError) {
-            try image.check(model: before.model ?? "(no model in GET INFO)")
-        } catch {
-            throw .firmwareUpdateFailed(.invalidImage(error))
-        }
-        if let battery = before.batteryPercent, battery < options.minimumBattery {
-            throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
-        }
-        logger.info(
-            "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
+        let before = try await checkBeforeUpdating(to: image, options: options)
 
         enter(.entering)
         let (inputs, input) = AsyncStream.makeStream(of: FirmwareUpdateInput.self)
         defer { input.finish() }
-        guard change({ $0.firmwareUpdateEntering(ReaderStateMachine.UpdateChannel(inputs: input)) }) else {
-            if case .lost(let reason) = state { throw .linkLost(reason) }
-            throw .notConnected
-        }
-        let entered: ReaderResponse
-        do throws(CardReaderError) {
-            entered = try await performHoldingGate(
-                .enterFirmwareUpdate(imageSize: UInt32(image.bytes.count)), answerTime: Self.shortAnswerTime)
-        } catch {
-            _ = change { $0.firmwareUpdateEntered() }
-            throw error
-        }
-        guard change({ $0.firmwareUpdateEntered() }), entered.status == .success else {
-            throw .firmwareUpdateFailed(.refused(entered.status))
-        }
+        try await enterFirmwareUpdate(imageSize: image.bytes.count, inputs: input)
 
         let transferStarted = timing.elapsed()
         let outcome = await withTaskCancellationHandler {
@@ -87,11 +63,6 @@ extension CardReader {
             logger.notice("firmware update failed: \(error)")
             throw .firmwareUpdateFailed(error)
         }
-        if sender.resentBlocks > 0 {
-            logger.info(
-                "blocks sent again during the transfer",
-                metadata: ["resent": "\(sender.resentBlocks)", "blockSize": "\(sender.blockSize)"])
-        }
 
         enter(.restarting)
         await awaitRestart(options: options, inputs: inputs)
@@ -108,6 +79,47 @@ extension CardReader {
             resentBlocks: sender.resentBlocks, fellBackToSmallBlocks: sender.blockSize < 1024)
     }
 
+    /// GET INFO, then the image against the reader's model and the battery against the
+    /// minimum: nothing is sent to a reader that would refuse or brick on it.
+    private func checkBeforeUpdating(to image: FirmwareImage, options: FirmwareUpdateOptions) async throws(CardReaderError)
+        -> ReaderInfo
+    {
+        let before = try await infoHoldingGate()
+        do throws(FirmwareImageError) {
+            try image.check(model: before.model ?? "(no model in GET INFO)")
+        } catch {
+            throw .firmwareUpdateFailed(.invalidImage(error))
+        }
+        if let battery = before.batteryPercent, battery < options.minimumBattery {
+            throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
+        }
+        logger.info(
+            "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
+        return before
+    }
+
+    /// ENTER FIRMWARE UPDATE: on its 00 answer the link carries YModem, its bytes going to
+    /// `inputs`; any other answer is the reader refusing the update.
+    private func enterFirmwareUpdate(
+        imageSize: Int, inputs: AsyncStream<FirmwareUpdateInput>.Continuation
+    ) async throws(CardReaderError) {
+        guard change({ $0.firmwareUpdateEntering(ReaderStateMachine.UpdateChannel(inputs: inputs)) }) else {
+            if case .lost(let reason) = state { throw .linkLost(reason) }
+            throw .notConnected
+        }
+        let entered: ReaderResponse
+        do throws(CardReaderError) {
+            entered = try await performHoldingGate(
+                .enterFirmwareUpdate(imageSize: UInt32(imageSize)), answerTime: Self.shortAnswerTime)
+        } catch {
+            _ = change { $0.firmwareUpdateEntered() }
+            throw error
+        }
+        guard change({ $0.firmwareUpdateEntered() }), entered.status == .success else {
+            throw .firmwareUpdateFailed(.refused(entered.status))
+        }
+    }
+
     private func infoHoldingGate() async throws(CardReaderError) -> ReaderInfo {
         let response = try await performHoldingGate(.getInfo, answerTime: Self.shortAnswerTime)
         guard response.status == .success else { throw .status(response.status, of: .getInfo) }
@@ -122,26 +134,13 @@ extension CardReader {
         _ image: FirmwareImage, options: FirmwareUpdateOptions,
         inputs: AsyncStream<FirmwareUpdateInput>, acknowledged: (Int) -> Void
     ) async -> Result<YModemSender, FirmwareUpdateError> {
-        // The reader's answer times plus the link margin, as for commands: a block's last
-        // byte leaves the host before it reaches the reader.
-        var limits = options.ymodem
-        limits.startTimeout += configuration.linkMargin
-        limits.answerTimeout += configuration.linkMargin
-        limits.verificationTimeout += configuration.linkMargin
         var sender = YModemSender(
             fileName: options.fileName ?? "\(image.model)-\(image.version).vfw", file: image.bytes,
-            configuration: limits)
+            configuration: ymodemLimits(options))
         var actions = sender.start()
         var deadline: UInt64 = 0
         var reported = -1
         var inputs = inputs.makeAsyncIterator()
-        func block() -> Int? {
-            switch sender.phase {
-            case .header, .verifying: 0
-            case .data(let block): block
-            default: nil
-            }
-        }
         while true {
             for action in actions {
                 switch action {
@@ -149,12 +148,7 @@ extension CardReader {
                     do throws(CardReaderError) {
                         try await write(bytes: bytes)
                     } catch {
-                        let reason: LinkError? =
-                            switch error {
-                            case .writeFailed(let reason), .linkLost(let reason): reason
-                            default: nil
-                            }
-                        return .failure(.linkLost(block: block(), reason ?? LinkError(.notConnected, "\(error)")))
+                        return .failure(.linkLost(block: Self.block(of: sender), Self.linkError(of: error)))
                     }
                 case .awaitAnswer(let limit):
                     timeline.cancel(.updateDeadline(deadline))
@@ -163,6 +157,11 @@ extension CardReader {
                 case .finished:
                     timeline.cancel(.updateDeadline(deadline))
                     acknowledged(sender.acknowledgedBytes)
+                    if sender.resentBlocks > 0 {
+                        logger.info(
+                            "blocks sent again during the transfer",
+                            metadata: ["resent": "\(sender.resentBlocks)", "blockSize": "\(sender.blockSize)"])
+                    }
                     return .success(sender)
                 case .failed(let error):
                     timeline.cancel(.updateDeadline(deadline))
@@ -181,10 +180,37 @@ extension CardReader {
             case .linkLost(let reason):
                 timeline.cancel(.updateDeadline(deadline))
                 return .failure(
-                    .linkLost(block: block(), reason ?? LinkError(.notConnected, "the host closed the link")))
+                    .linkLost(block: Self.block(of: sender), reason ?? LinkError(.notConnected, "the host closed the link")))
             case .cancel, nil:
                 actions = sender.cancel()
             }
+        }
+    }
+
+    /// The reader's answer times plus the link margin, as for commands: a block's last
+    /// byte leaves the host before it reaches the reader.
+    private func ymodemLimits(_ options: FirmwareUpdateOptions) -> YModemSender.Configuration {
+        var limits = options.ymodem
+        limits.startTimeout += configuration.linkMargin
+        limits.answerTimeout += configuration.linkMargin
+        limits.verificationTimeout += configuration.linkMargin
+        return limits
+    }
+
+    /// The block the transfer was at: 0 for the header and the end, nil before it started.
+    private static func block(of sender: YModemSender) -> Int? {
+        switch sender.phase {
+        case .header, .verifying: 0
+        case .data(let block): block
+        default: nil
+        }
+    }
+
+    /// Why a block could not be written.
+    private static func linkError(of error: CardReaderError) -> LinkError {
+        switch error {
+        case .writeFailed(let reason), .linkLost(let reason): reason
+        default: LinkError(.notConnected, "\(error)")
         }
     }
 

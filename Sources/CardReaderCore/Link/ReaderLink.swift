@@ -19,21 +19,21 @@ public protocol ReaderLink: Sendable {
 
     /// Everything the reader sends, in order: each notification as it arrived, then, if the
     /// link drops, one `LinkInbound.dropped(_:)`. It finishes after a drop or ``close()``.
-    /// There is one consumer: the reader session.
+    /// There is one consumer: the reader (`CardReader`).
     var inbound: Inbound { get }
 
     /// Ends the link (disconnects). Idempotent; ``inbound`` finishes.
     func close() async
 
     /// The executor whose thread fills ``inbound`` and completes writes, if the link has
-    /// one: the reader session runs its inbound and write tasks there, so a notification
+    /// one: the reader runs its inbound and write tasks there, so a notification
     /// reaches the frame decoder, and a write's completion its writer, on the thread that
     /// read it. Its work must not block. Nil (the default): the global executor.
     var executor: (any TaskExecutor)? { get }
 }
 
 extension ReaderLink {
-    /// No executor of its own: the reader session's tasks run on the global executor.
+    /// No executor of its own: the reader's tasks run on the global executor.
     public var executor: (any TaskExecutor)? { nil }
 }
 

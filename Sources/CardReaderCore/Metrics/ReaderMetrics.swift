@@ -1,7 +1,7 @@
 import CoreMetrics
 import ReaderProtocol
 
-/// What a reader session reports through swift-metrics: a no-op until the application
+/// What a reader reports through swift-metrics: a no-op until the application
 /// bootstraps a backend (`MetricsSystem.bootstrap`). Every metric carries the `reader`
 /// dimension (the connector's description, e.g. `VPOS3356-0001 (00:AA:01:00:00:00)`).
 ///

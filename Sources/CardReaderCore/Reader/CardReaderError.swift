@@ -17,7 +17,7 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The reader did not answer a command within its deadline.
     case readerTimedOut(CommandCode, after: Duration)
     /// After an earlier command timed out or was cancelled, the reader answered neither it
-    /// nor CANCEL: the session cannot tell its answers apart any more. Reconnect.
+    /// nor CANCEL: the reader cannot tell its answers apart any more. Reconnect.
     case readerNotResponding
     /// The caller's task was cancelled; the reader was sent CANCEL.
     case cancelled

@@ -47,7 +47,7 @@ struct EmulateCommand: AsyncParsableCommand {
     func run() async throws {
         let reader = emulator.makeReader()
         let (adapter, name, duration, mtu) = (adapter, name, duration, mtu)
-        try await BluetoothRun.perform { () throws(BluetoothError) in
+        try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let peripheral = try await EmulatedReaderPeripheral.start(
                 reader: reader, adapter: adapter, localName: name, maximumMTU: mtu)
             StandardStreams.writeError("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n")

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BLETransport
 import CardReaderKit
 #if canImport(Glibc)
 import Glibc

@@ -23,7 +23,7 @@ struct GattCommand: AsyncParsableCommand {
     var adapter: String?
 
     @Option(help: ArgumentHelp("Seconds to find and connect to the device, up to 600.", valueName: "seconds"))
-    var connectTimeout = 15.0
+    var connectTimeout = Seconds(15)
 
     @Flag(help: "Print the table as one JSON object.")
     var json = false
@@ -34,8 +34,8 @@ struct GattCommand: AsyncParsableCommand {
 
     func run() async throws {
         let filter = DiscoveryFilter(nameOrAddress: reader)
-        let (adapter, timeout, json) = (adapter, Duration.milliseconds(Int(connectTimeout * 1000)), json)
-        try await BluetoothRun.perform { () throws(BluetoothError) in
+        let (adapter, timeout, json) = (adapter, connectTimeout.duration, json)
+        try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let session = try await BluetoothSession.open()
             defer { Task { await session.close() } }
             let bluetooth = try await session.adapter(named: adapter)

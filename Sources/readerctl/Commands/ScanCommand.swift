@@ -41,7 +41,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         let filter = DiscoveryFilter(namePrefix: all ? nil : namePrefix)
         let (adapter, json, duration) = (adapter, json, duration)
-        try await BluetoothRun.perform { () throws(BluetoothError) in
+        try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let session = try await BluetoothSession.open()
             defer { Task { await session.close() } }
             let discovery = try await session.adapter(named: adapter).discover(filter)

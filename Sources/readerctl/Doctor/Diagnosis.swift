@@ -67,7 +67,7 @@ struct Diagnosis: Sendable {
             await connection.disconnect()
             return
         }
-        // A binding that fails disconnects; the reader session disconnects after GET INFO.
+        // A binding that fails disconnects; the reader disconnects after GET INFO.
         guard let link = await report.check(.notifications, { await ReaderChecks.notifications(connection, transport: .acquiredSocket) })
         else { return }
         let session = ReaderChecks.session(over: link)

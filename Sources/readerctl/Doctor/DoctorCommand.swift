@@ -34,38 +34,44 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "Seconds the discovery listens for advertisements (with --reader: at most, until the reader is seen).",
         valueName: "seconds"))
-    var scanTimeout = 5.0
+    var scanTimeout = Seconds(5)
 
     @Option(help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
-    var connectTimeout = 15.0
+    var connectTimeout = Seconds(15)
 
     @Flag(help: "Print one JSON object: {\"ok\": …, \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, …]}.")
     var json = false
 
     func validate() throws {
-        guard scanTimeout > 0, scanTimeout <= OptionBounds.connectTimeoutSeconds else {
-            throw ValidationError("--scan-timeout must be within 0…\(Int(OptionBounds.connectTimeoutSeconds)) seconds")
-        }
+        try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
         try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 
     func run() async throws {
         let diagnosis = Diagnosis(
-            adapter: adapter, reader: reader, scanTimeout: .milliseconds(Int(scanTimeout * 1000)),
-            connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
+            adapter: adapter, reader: reader, scanTimeout: scanTimeout.duration,
+            connectTimeout: connectTimeout.duration)
         let json = json
-        let interrupt = InterruptSignal()
-        let task = Task { () -> Bool in
+        try await CommandRun.perform { () throws(DoctorVerdict) in
             let report = DoctorReport(json: json)
             await diagnosis.run(into: report)
             report.skipRemaining(of: diagnosis.steps)
             report.finish(readerChecked: diagnosis.reader != nil)
-            return report.allHold
+            if Task.isCancelled { throw .cancelled }
+            if !report.allHold { throw .checksFailed }
         }
-        interrupt.cancels(task)
-        let allHold = await task.value
-        withExtendedLifetime(interrupt) {}
-        if task.isCancelled { throw ExitStatus.cancelled.exitCode }
-        if !allHold { throw ExitStatus.doctorFailed.exitCode }
     }
+}
+
+/// How a diagnosis that did not end well ends: its report says why already.
+enum DoctorVerdict: CommandFailure {
+    /// A check failed; its FAIL line says how to fix it.
+    case checksFailed
+    /// Ctrl-C stopped the diagnosis.
+    case cancelled
+
+    var exitStatus: ExitStatus { self == .cancelled ? .cancelled : .doctorFailed }
+    var identifier: String { self == .cancelled ? "cancelled" : "checks-failed" }
+    var message: String? { nil }
+    var fix: String? { nil }
 }

@@ -71,7 +71,7 @@ enum ReaderChecks {
         return .holds((), "\(uuid), flags \(listed)")
     }
 
-    /// Subscribes to TX and gets RX's writer: the link the reader session runs over.
+    /// Subscribes to TX and gets RX's writer: the link the reader runs over.
     static func notifications(
         _ connection: GattConnection, transport: GattValueTransport
     ) async -> DoctorFinding<BlueZReaderLink> {
@@ -83,7 +83,7 @@ enum ReaderChecks {
         }
     }
 
-    /// A reader session over `link`, for GET INFO (the caller disconnects it).
+    /// A reader over `link`, for GET INFO (the caller disconnects it).
     static func session(over link: BlueZReaderLink) -> CardReader {
         CardReader(connector: OpenedLink(link: link), logger: logger)
     }

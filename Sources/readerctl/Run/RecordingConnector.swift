@@ -1,11 +1,10 @@
-import BLETransport
 import CardReaderKit
 import ReaderProtocol
 
 /// Opens links through another connector and records what crosses each (`--record`).
 struct RecordingConnector: ReaderConnector {
     let connector: any ReaderConnector
-    let recording: SessionRecording
+    let recording: RunRecording
 
     var readerDescription: String { connector.readerDescription }
 
@@ -17,10 +16,10 @@ struct RecordingConnector: ReaderConnector {
 /// A link whose writes and notifications are recorded on their way through.
 struct RecordingLink: ReaderLink {
     let link: any ReaderLink
-    let recording: SessionRecording
+    let recording: RunRecording
     let inbound: AsyncStream<LinkInbound>
 
-    init(link: any ReaderLink, recording: SessionRecording) {
+    init(link: any ReaderLink, recording: RunRecording) {
         self.link = link
         self.recording = recording
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)

@@ -1,4 +1,3 @@
-import BLETransport
 import Dispatch
 import Locking
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
 
@@ -14,7 +13,7 @@ struct ReaderOptions: ParsableArguments {
     var all = false
 
     @Option(help: ArgumentHelp("With --all: seconds to scan for readers.", valueName: "seconds"))
-    var scanTimeout = 5.0
+    var scanTimeout = Seconds(5)
 
     @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
@@ -32,7 +31,7 @@ struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Seconds to find and connect to the reader. With several readers, connections are set up one at a time and each has these seconds from its turn.",
         valueName: "seconds"))
-    var connectTimeout = 5.0
+    var connectTimeout = Seconds(5)
 
     @Option(help: ArgumentHelp(
         "Bluetooth reader: how notifications travel from bluetoothd. acquired-socket uses the AcquireNotify socket where bluetoothd offers it (else D-Bus messages); dbus-messages always uses StartNotify. Writes are always acknowledged Write Requests (WriteValue), which keep their order on any link. --verbose shows what a link uses.",
@@ -60,9 +59,7 @@ struct ReaderOptions: ParsableArguments {
             }
         }
         if let mtu, !(23...247).contains(mtu) { throw ValidationError("--mtu must be within 23…247") }
-        guard scanTimeout > 0, scanTimeout <= OptionBounds.connectTimeoutSeconds else {
-            throw ValidationError("--scan-timeout must be within 0…\(Int(OptionBounds.connectTimeoutSeconds)) seconds")
-        }
+        try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
         try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 
@@ -76,7 +73,7 @@ struct ReaderOptions: ParsableArguments {
         }
         if let reader = reader.first {
             return BlueZReaderConnector(
-                reader: reader, adapter: adapter, timeout: .seconds(connectTimeout), valueTransport: valueTransport,
+                reader: reader, adapter: adapter, timeout: connectTimeout.duration, valueTransport: valueTransport,
                 maximumMTU: mtu ?? 247)
         }
         return EmulatedReaderConnector(reader: emulator.makeReader(), mtu: mtu ?? 23)
@@ -92,7 +89,7 @@ struct OutputOptions: ParsableArguments {
     var reveal = false
 
     @Option(help: ArgumentHelp(
-        "Record the session's writes and notifications, timestamped, in FILE (the format decode reads). Written only when every card in it is a published test card, or with --reveal.",
+        "Record the run's writes and notifications, timestamped, in FILE (the format decode reads). Written only when every card in it is a published test card, or with --reveal.",
         valueName: "file"))
     var record: String?
 

@@ -1,23 +1,23 @@
 import ArgumentParser
 import FoundationEssentials
 import ReaderProtocol
-import Synchronization
+import Locking
 
-/// `--record FILE`: the session's writes and notifications, timestamped, kept in memory and
+/// `--record FILE`: the run's writes and notifications, timestamped, kept in memory and
 /// written at the end in the text format `decode` reads. Card data in it is the reader's bytes:
 /// the file is written only if every card in it is a published test card, or with `--reveal`.
-final class SessionRecording: Sendable {
+final class RunRecording: Sendable {
     let path: String
     private let command: String
     private let start = ContinuousClock.now
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var taken = 0
         var packets: [(stamp: Stamp, packet: RecordedPacket)] = []
     }
 
-    /// When a packet crossed the link: its place in the session's order and its time.
+    /// When a packet crossed the link: its place in the run's order and its time.
     struct Stamp {
         let order: Int
         let seconds: Double
@@ -57,14 +57,14 @@ final class SessionRecording: Sendable {
         let cardData = RecordedCardData(packets: packets)
         guard !cardData.pinData else {
             StandardStreams.writeError(
-                "readerctl: not writing \(path): the session sent PIN data (VERIFY or PIN CHANGE), which readerctl never writes to a file, not even with --reveal\n")
+                "readerctl: not writing \(path): the run sent PIN data (VERIFY or PIN CHANGE), which readerctl never writes to a file, not even with --reveal\n")
             throw ExitStatus.recordingRefused.exitCode
         }
         guard reveal || cardData.holdsOnlyTestCards else {
             let numbers = cardData.cardNumbers.filter { !TestCardNumbers.contains($0) }.map(\.masked)
             let which = numbers.isEmpty ? "card data whose card cannot be told" : "card \(numbers.joined(separator: ", "))"
             StandardStreams.writeError(
-                "readerctl: not writing \(path): the session holds \(which), not a published test card; "
+                "readerctl: not writing \(path): the run holds \(which), not a published test card; "
                     + "--reveal writes the reader's bytes as they are\n")
             throw ExitStatus.recordingRefused.exitCode
         }

@@ -1,4 +1,3 @@
-import BLETransport
 import CardReaderKit
 import Locking
 #if canImport(Glibc)

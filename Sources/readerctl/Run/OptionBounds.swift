@@ -14,9 +14,9 @@ enum OptionBounds {
         }
     }
 
-    static func checkConnect(timeout: Double) throws {
-        guard timeout > 0, timeout <= connectTimeoutSeconds else {
-            throw ValidationError("--connect-timeout must be within 0…\(Int(connectTimeoutSeconds)) seconds")
+    static func checkConnect(timeout: Seconds, option: String = "--connect-timeout") throws {
+        guard timeout.value > 0, timeout.value <= connectTimeoutSeconds else {
+            throw ValidationError("\(option) must be within 0…\(Int(connectTimeoutSeconds)) seconds")
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
 import Logging
@@ -27,51 +26,23 @@ enum FleetRun {
             logger.logLevel = options.verbose ? .trace : .warning
             return logger
         }()
-        let interrupt = InterruptSignal()
-        let task = Task { () -> Result<[Outcome<Value>], LinkError> in
+        return try await CommandRun.perform { () throws(LinkError) -> [Outcome<Value>] in
             if options.emulated {
                 let connector = EmulatedReaderConnector(reader: options.emulator.makeReader(), mtu: options.mtu ?? 23)
-                return .success([await run(connector, logger: logger, options: options, operation)])
+                return [await run(connector, logger: logger, options: options, operation)]
             }
-            let fleet: BlueZReaderFleet
-            do throws(LinkError) {
-                fleet = try await BlueZReaderFleet.open(
-                    adapter: options.adapter, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,
-                    logger: logger)
-            } catch {
-                return .failure(error)
-            }
+            let fleet = try await BlueZReaderFleet.open(
+                adapter: options.adapter, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,
+                logger: logger)
             defer { Task { await fleet.close() } }
-            var targets: [Target<Value>] = []
-            do throws(LinkError) {
-                if options.all {
-                    let found = try await fleet.scan(for: .milliseconds(Int(options.scanTimeout * 1000)))
-                    guard !found.isEmpty else {
-                        return .failure(LinkError(
-                            .deviceNotFound,
-                            "no reader (a name starting with \(ReaderGATTProfile.localNamePrefix)) advertised on \(fleet.adapterName) within \(options.scanTimeout) s"))
-                    }
-                    targets = found.map { .device($0) }
-                } else {
-                    let found = try await fleet.find(
-                        options.reader, timeout: .milliseconds(Int(options.connectTimeout * 1000)))
-                    targets = options.reader.map { name in
-                        found[name].map { .device($0) }
-                            ?? .missing(Outcome(label: name, result: .failure(.connectionFailed(
-                                reader: name,
-                                LinkError(.deviceNotFound, "not seen on \(fleet.adapterName) within \(options.connectTimeout) s")))))
-                    }
-                }
-            } catch {
-                return .failure(error)
-            }
+            let targets: [Target<Value>] = try await find(options, on: fleet)
             // Every reader connects first (the fleet's set-ups take turns), so a connection
             // never has to be made while other readers' transfers load the radio; then the
             // operations run side by side.
             let devices = targets.compactMap { if case .device(let device) = $0 { device } else { nil } }
             var connected = await fleet.connectAll(
-                devices, timeout: .milliseconds(Int(options.connectTimeout * 1000)))[...]
-            let sessions = targets.map { target -> Session<Value> in
+                devices, timeout: options.connectTimeout.duration)[...]
+            let readers = targets.map { target -> Connected<Value> in
                 switch target {
                 case .device: .init(connected.removeFirst())
                 case .missing(let outcome): .ended(outcome)
@@ -80,24 +51,36 @@ enum FleetRun {
             let parallel = max(1, maxParallel)
             let outcomes = await withTaskGroup(of: (Int, Outcome<Value>).self) { group in
                 var results: [(Int, Outcome<Value>)] = []
-                for (index, session) in sessions.enumerated() {
+                for (index, reader) in readers.enumerated() {
                     if index >= parallel, let finished = await group.next() { results.append(finished) }
-                    group.addTask { (index, await run(session, operation)) }
+                    group.addTask { (index, await run(reader, operation)) }
                 }
                 for await finished in group { results.append(finished) }
                 return results.sorted { $0.0 < $1.0 }.map(\.1)
             }
-            return .success(outcomes)
-        }
-        interrupt.cancels(task)
-        let result = await task.value
-        withExtendedLifetime(interrupt) {}
-        switch result {
-        case .success(let outcomes):
             return outcomes
-        case .failure(let error):
-            ErrorReport.write(error.description, fix: error.fix)
-            throw ExitStatus.linkLost.exitCode
+        }
+    }
+
+    /// The readers the options name, found by a scan on `fleet` (`--all`: every one in range).
+    private static func find<Value: Sendable>(_ options: ReaderOptions, on fleet: BlueZReaderFleet)
+        async throws(LinkError) -> [Target<Value>]
+    {
+        if options.all {
+            let found = try await fleet.scan(for: options.scanTimeout.duration)
+            guard !found.isEmpty else {
+                throw LinkError(
+                    .deviceNotFound,
+                    "no reader (a name starting with \(ReaderGATTProfile.localNamePrefix)) advertised on \(fleet.adapterName) within \(options.scanTimeout) s")
+            }
+            return found.map { .device($0) }
+        }
+        let found = try await fleet.find(options.reader, timeout: options.connectTimeout.duration)
+        return options.reader.map { name in
+            found[name].map { .device($0) }
+                ?? .missing(Outcome(label: name, result: .failure(.connectionFailed(
+                    reader: name,
+                    LinkError(.deviceNotFound, "not seen on \(fleet.adapterName) within \(options.connectTimeout) s")))))
         }
     }
 
@@ -108,7 +91,7 @@ enum FleetRun {
     }
 
     /// A reader ready to operate on, or an outcome already (not found, could not connect).
-    private enum Session<Value: Sendable>: Sendable {
+    private enum Connected<Value: Sendable>: Sendable {
         case ready(String, CardReader)
         case ended(Outcome<Value>)
 
@@ -125,7 +108,7 @@ enum FleetRun {
     /// Connects the emulated reader; `timeout` also bounds its reconnections.
     private static func connect<Value: Sendable>(
         _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
-    ) async -> Session<Value> {
+    ) async -> Connected<Value> {
         let label = connector.readerDescription
         let reader = CardReader(connector: connector, configuration: CardReader.Configuration(connectTimeout: timeout), logger: logger)
         do throws(CardReaderError) {
@@ -138,9 +121,9 @@ enum FleetRun {
 
     /// Operates on a connected reader, then disconnects it.
     private static func run<Value: Sendable>(
-        _ session: Session<Value>, _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
+        _ connected: Connected<Value>, _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
-        switch session {
+        switch connected {
         case .ended(let outcome):
             return outcome
         case .ready(let label, let reader):
@@ -160,7 +143,7 @@ enum FleetRun {
         _ connector: any ReaderConnector, logger: Logger, options: ReaderOptions,
         _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
-        let timeout = Duration.milliseconds(Int(options.connectTimeout * 1000))
-        return await run(await connect(connector, logger: logger, within: timeout) as Session<Value>, operation)
+        let timeout = options.connectTimeout.duration
+        return await run(await connect(connector, logger: logger, within: timeout) as Connected<Value>, operation)
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// readerctl's help, command by command, against the text kept in `Help/`: a change to the
+/// help shows in review as a change to those files. After changing the help on purpose,
+/// `READERCTL_RECORD_HELP=1 swift test --filter HelpTextTests` writes the new text there
+/// (and fails, so the run is not mistaken for a pass); read the diff before committing it.
+@Suite struct HelpTextTests {
+    static let commands = [
+        "info", "swipe", "power-on", "apdu", "emv", "events", "update-firmware", "decode", "scan", "gatt", "emulate",
+        "scenarios", "doctor",
+    ]
+
+    static let directory = ReaderctlProcess.repositoryRoot.appendingPathComponent("Tests/readerctlTests/Help")
+
+    @Test(arguments: [nil] + commands.map(Optional.some))
+    func theHelpIsTheReviewedText(command: String?) throws {
+        // A fixed width: the help wraps to the terminal's, and a pipe has none.
+        let result = try ReaderctlProcess.run(["help"] + (command.map { [$0] } ?? []), environment: ["COLUMNS": "100"])
+        #expect(result.status == 0)
+        let file = Self.directory.appendingPathComponent("\(command ?? "readerctl").txt")
+        if ProcessInfo.processInfo.environment["READERCTL_RECORD_HELP"] == "1" {
+            try FileManager.default.createDirectory(at: Self.directory, withIntermediateDirectories: true)
+            try result.standardOutput.write(to: file, atomically: true, encoding: .utf8)
+            Issue.record("recorded \(file.lastPathComponent): review the diff")
+            return
+        }
+        let kept = try String(contentsOf: file, encoding: .utf8)
+        #expect(result.standardOutput == kept, "readerctl help \(command ?? ""): the help changed; see the test's comment")
+    }
+
+    /// Every subcommand has its text kept, and nothing is kept for a command that is gone.
+    @Test func everyCommandsHelpIsKept() throws {
+        let kept = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".txt") }
+        #expect(Set(kept) == Set((["readerctl"] + Self.commands).map { "\($0).txt" }))
+        let overview = try ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
+        for command in Self.commands { #expect(overview.contains("  \(command) "), "\(command) is not in readerctl's help") }
+    }
+}
