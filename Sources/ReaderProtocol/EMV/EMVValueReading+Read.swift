@@ -25,13 +25,9 @@ extension EMVValueReading {
             guard let minorUnits = Self.unsigned(bytes) else { return Reading(value: hex) }
             return Reading(value: Self.amount(minorUnits, context.currencyExponent))
         case .currency:
-            guard let code = BCD.number(bytes) else { return Reading(value: hex) }
-            return Reading(value: ISOCodes.currencies[code].map { "\(Self.threeDigits(code)) (\($0.code))" } ?? Self.threeDigits(code))
+            return Reading(value: BCD.number(bytes).map(Self.currency) ?? hex)
         case .country:
-            guard let code = BCD.number(bytes) else { return Reading(value: hex) }
-            return Reading(
-                value: ISOCodes.countries[code].map { "\(Self.threeDigits(code)) (\($0.code), \($0.name))" }
-                    ?? Self.threeDigits(code))
+            return Reading(value: BCD.number(bytes).map(Self.country) ?? hex)
         case .integer:
             return Reading(value: Self.unsigned(bytes).map { "\($0)" } ?? hex)
         case .applicationIdentifier:
@@ -44,29 +40,17 @@ extension EMVValueReading {
         case .responseFormat1:
             return Reading(value: hex, details: Self.responseFormat1(bytes))
         case .cvmList:
-            guard let list = CardholderVerificationMethodList(parsing: bytes) else {
-                return Reading(value: hex, details: ["malformed: \(bytes.count) bytes is not 8 plus two per rule"])
-            }
-            let amounts = "Amount X \(Self.amount(Int(list.amountX), context.currencyExponent)), amount Y \(Self.amount(Int(list.amountY), context.currencyExponent))"
-            return Reading(value: hex, details: [amounts] + list.rules.map(\.description))
+            return Reading(value: hex, details: Self.cvmList(bytes, currencyExponent: context.currencyExponent))
         case .cvmResults:
             return Reading(value: hex, details: Self.cvmResults(bytes))
         case .dataObjectList:
-            guard let list = try? DataObjectList(parsing: bytes) else { return Reading(value: hex, details: ["malformed DOL"]) }
-            return Reading(
-                value: list.description,
-                details: list.entries.map { "\($0.tag) \(EMVTag.lookup($0.tag)?.name ?? "(unknown tag)"), \($0.length) bytes" })
+            return Self.dataObjectList(bytes) ?? Reading(value: hex, details: ["malformed DOL"])
         case .tagList:
-            guard let tags = Self.tags(bytes) else { return Reading(value: hex, details: ["malformed tag list"]) }
-            return Reading(
-                value: tags.map(\.description).joined(separator: ", "),
-                details: tags.map { "\($0) \(EMVTag.lookup($0)?.name ?? "(unknown tag)")" })
+            return Self.tagList(bytes) ?? Reading(value: hex, details: ["malformed tag list"])
         case .bits(let field):
             return Reading(value: hex, details: field.meanings(of: bytes))
         case .languagePreference:
-            guard bytes.count % 2 == 0, let text = Self.text(bytes) else { return Reading(value: hex) }
-            let codes = stride(from: 0, to: text.count, by: 2).map { String(Array(text)[$0..<$0 + 2]) }
-            return Reading(value: codes.joined(separator: ", "))
+            return Reading(value: Self.languages(bytes) ?? hex)
         case .cryptogramInformation:
             return Reading(value: hex, details: bytes.count == 1 ? Self.cryptogramInformation(bytes[0]) : [])
         case .transactionType:
@@ -76,16 +60,9 @@ extension EMVValueReading {
             guard let code = BCD.digits(bytes) else { return Reading(value: hex) }
             return Reading(value: Self.terminalType(code).map { "\(code) (\($0))" } ?? code)
         case .serviceCode:
-            guard let digits = BCD.digits(bytes), let code = try? ServiceCode(String(digits.suffix(3))) else {
-                return Reading(value: hex)
-            }
-            return Reading(value: code.description)
+            return Reading(value: Self.serviceCode(bytes) ?? hex)
         case .priority:
-            guard bytes.count == 1 else { return Reading(value: hex) }
-            let priority = bytes[0] & 0x0F
-            var value = priority == 0 ? "no priority" : "priority \(priority)"
-            if bytes[0] & 0x80 != 0 { value += ", cardholder confirmation required" }
-            return Reading(value: value)
+            return Reading(value: bytes.count == 1 ? Self.priority(bytes[0]) : hex)
         }
     }
 
@@ -100,7 +77,7 @@ extension EMVValueReading {
         return bytes.reduce(0) { $0 << 8 | Int($1) }
     }
 
-    private static func threeDigits(_ code: Int) -> String {
+    static func threeDigits(_ code: Int) -> String {
         let digits = String(code)
         return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
     }
@@ -203,7 +180,7 @@ extension EMVValueReading {
         return lines
     }
 
-    private static func tags(_ bytes: [UInt8]) -> [BERTag]? {
+    static func tags(_ bytes: [UInt8]) -> [BERTag]? {
         SensitiveBytes(bytes).withUnsafeBytes { buffer -> [BERTag]? in
             var tags: [BERTag] = []
             var position = 0
