@@ -59,46 +59,11 @@ extension EmulatedReader {
         case .enterFirmwareUpdate(let size):
             enterFirmwareUpdate(size: size)
         case .readMagneticStripe(let seconds):
-            guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
-            let timeout = Duration.seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds))
-            guard card != nil, case .after(let delay) = scenario.swipe, delay < timeout else {
-                return wait(code, timeout: timeout)
-            }
-            guard delay > .zero else { return answer(code, swipeResult()) }
-            wait(code, timeout: timeout)
-            schedule(.swipe(command: commandCount), at: clock.elapsed() + delay)
+            readMagneticStripe(code, timeoutSeconds: seconds)
         case .iccPowerOn(let seconds):
-            guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
-            if case .empty = slot {
-                guard seconds > 0 else { return answer(code, .noCard) }
-                let timeout = Duration.seconds(Int(seconds))
-                wait(code, timeout: timeout)
-                guard let delay = insertionDelay, delay < timeout else { return }
-                if delay == .zero { insertCard() } else { schedule(.insertCard, at: clock.elapsed() + delay) }
-            } else {
-                powerOn(code)
-            }
+            iccPowerOn(code, insertionWaitSeconds: seconds)
         case .iccAPDU(let apdu):
-            // Only short APDUs, encoded as such (documentation §3; protocol notes).
-            guard !apdu.needsExtendedLength, apdu.encoded().count == frame.data.count else {
-                return answer(code, .invalidParameter)
-            }
-            switch slot {
-            case .empty: answer(code, .noCard)
-            case .present: answer(code, .cardNotPowered)
-            case .powered(var channel):
-                apduCount += 1
-                if scenario.removeDuringAPDU == apduCount {
-                    removeCard()
-                    return answer(code, .cardRemoved)
-                }
-                if let statusWord = scenario.cardStatusWords[apdu.ins] {
-                    return answer(code, .success, .apdu(ResponseAPDU(statusWord: statusWord)))
-                }
-                let response = channel.transmit(apdu)
-                slot = .powered(channel)
-                answer(code, .success, .apdu(response))
-            }
+            transmit(apdu, code, dataLength: frame.data.count)
         case .iccPowerOff:
             switch slot {
             case .empty: answer(code, .noCard)
@@ -109,6 +74,54 @@ extension EmulatedReader {
             }
         case .iccStatus:
             answer(code, .success, .iccStatus(slotState))
+        }
+    }
+
+    /// READ MAGNETIC STRIPE: the swipe comes when the scenario says, or the wait times out.
+    private func readMagneticStripe(_ code: CommandCode, timeoutSeconds seconds: UInt16) {
+        guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
+        let timeout = Duration.seconds(Int(seconds == 0 ? ReaderCommand.defaultSwipeTimeoutSeconds : seconds))
+        guard card != nil, case .after(let delay) = scenario.swipe, delay < timeout else {
+            return wait(code, timeout: timeout)
+        }
+        guard delay > .zero else { return answer(code, swipeResult()) }
+        wait(code, timeout: timeout)
+        schedule(.swipe(command: commandCount), at: clock.elapsed() + delay)
+    }
+
+    /// ICC POWER ON: at once with a card in the slot, else after the cardholder inserts one
+    /// within the wait (or `noCard` without a wait).
+    private func iccPowerOn(_ code: CommandCode, insertionWaitSeconds seconds: UInt8) {
+        guard battery >= configuration.batteryRefusalPercent else { return answer(code, .batteryTooLow) }
+        guard case .empty = slot else { return powerOn(code) }
+        guard seconds > 0 else { return answer(code, .noCard) }
+        let timeout = Duration.seconds(Int(seconds))
+        wait(code, timeout: timeout)
+        guard let delay = insertionDelay, delay < timeout else { return }
+        if delay == .zero { insertCard() } else { schedule(.insertCard, at: clock.elapsed() + delay) }
+    }
+
+    /// ICC APDU: the powered card answers, unless the scenario pulls it out or answers for it.
+    private func transmit(_ apdu: CommandAPDU, _ code: CommandCode, dataLength: Int) {
+        // Only short APDUs, encoded as such (documentation §3; protocol notes).
+        guard !apdu.needsExtendedLength, apdu.encoded().count == dataLength else {
+            return answer(code, .invalidParameter)
+        }
+        switch slot {
+        case .empty: answer(code, .noCard)
+        case .present: answer(code, .cardNotPowered)
+        case .powered(var channel):
+            apduCount += 1
+            if scenario.removeDuringAPDU == apduCount {
+                removeCard()
+                return answer(code, .cardRemoved)
+            }
+            if let statusWord = scenario.cardStatusWords[apdu.ins] {
+                return answer(code, .success, .apdu(ResponseAPDU(statusWord: statusWord)))
+            }
+            let response = channel.transmit(apdu)
+            slot = .powered(channel)
+            answer(code, .success, .apdu(response))
         }
     }
 
