@@ -46,19 +46,21 @@ enum ExitStatus: Int32, CaseIterable {
 
     /// The exit status for an operation's error.
     static func of(_ error: CardReaderError) -> ExitStatus {
-        switch error {
-        case .cardholderTimeout, .readerTimedOut, .readerNotResponding: timedOut
-        case .badSwipe: badSwipe
-        case .noCard, .cardRemoved: noCard
-        case .notConnected, .connectionTimedOut, .connectionFailed, .linkLost, .writeFailed: linkLost
-        case .cancelled, .firmwareUpdateFailed(.cancelled): cancelled
-        case .firmwareUpdateFailed(.invalidImage): invalidFirmwareImage
-        case .firmwareUpdateFailed: firmwareNotUpdated
-        case .invalidRequest: usage
-        case .readerBusy, .batteryTooLow, .cardNotResponding, .cardNotPowered, .readerRejected, .malformedResponse,
-            .cardRefused, .invalidCardData:
-            refused
+        if let failure = error.firmwareUpdate {
+            switch failure {
+            case .cancelled: return cancelled
+            case .invalidImage: return invalidFirmwareImage
+            default: return firmwareNotUpdated
+            }
+        }
+        switch error.code {
+        case .cardholderTimeout, .readerTimedOut, .readerNotResponding: return timedOut
+        case .badSwipe: return badSwipe
+        case .noCard, .cardRemoved: return noCard
+        case .notConnected, .connectionTimedOut, .connectionFailed, .linkLost, .writeFailed: return linkLost
+        case .cancelled: return cancelled
+        case .invalidRequest: return usage
+        default: return refused
         }
     }
-
 }

@@ -183,8 +183,7 @@ struct CardReaderEmulatorTests {
         await #expect {
             try await bench.reader.info()
         } throws: { error in
-            guard case .linkLost = error as? CardReaderError else { return false }
-            return true
+            (error as? CardReaderError)?.code == .linkLost
         }
         guard case .lost = await bench.reader.state else {
             Issue.record("state should be lost")

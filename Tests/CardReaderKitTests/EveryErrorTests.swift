@@ -45,7 +45,7 @@ struct EveryErrorTests {
             try await second.connect()
             Issue.record("a second central was accepted")
         } catch {
-            guard case .connectionFailed(_, let linkError) = error else {
+            guard error.code == .connectionFailed, let linkError = error.link else {
                 Issue.record("expected connectionFailed, got \(error)")
                 return
             }
@@ -156,11 +156,11 @@ struct EveryErrorTests {
             _ = try await reader.info()
             Issue.record("a malformed answer was accepted")
         } catch {
-            guard case .malformedResponse(let code, _) = error else {
+            guard error.code == .malformedResponse else {
                 Issue.record("expected malformedResponse, got \(error)")
                 return
             }
-            #expect(code == .getInfo)
+            #expect(error.command == .getInfo)
         }
     }
 
@@ -174,7 +174,7 @@ struct EveryErrorTests {
             _ = try await reader.transmit(extended)
             Issue.record("an extended APDU was sent")
         } catch {
-            guard case .invalidRequest = error else {
+            guard error.code == .invalidRequest else {
                 Issue.record("expected invalidRequest, got \(error)")
                 return
             }
@@ -198,7 +198,7 @@ struct EveryErrorTests {
             _ = try await reader.readEMVCard()
             Issue.record("an EMV read without records succeeded")
         } catch {
-            guard case .invalidCardData = error else {
+            guard error.code == .invalidCardData else {
                 Issue.record("expected invalidCardData, got \(error)")
                 return
             }

@@ -273,13 +273,13 @@ struct FaultMatrixTests {
         case .fails(let wanted):
             #expect(error == wanted, "\(cell)")
         case .failsMalformed:
-            guard case .malformedResponse(let code, _) = error else {
+            guard let error, error.code == .malformedResponse else {
                 Issue.record("\(cell): expected a malformed response, got \(String(describing: error))")
                 return
             }
-            #expect(code == cell.operation.code)
+            #expect(error.command == cell.operation.code)
         case .linkLost:
-            guard case .linkLost(let reason) = error else {
+            guard let error, error.code == .linkLost, let reason = error.link else {
                 Issue.record("\(cell): expected linkLost, got \(String(describing: error))")
                 return
             }
@@ -323,7 +323,7 @@ struct FaultMatrixTests {
         switch outcome {
         case .succeeds: "succeeds"
         case .timesOut: "times out"
-        case .fails(.readerBusy): "readerBusy"
+        case .fails(let error) where error.code == .readerBusy: "readerBusy"
         case .fails: "fails"
         case .failsMalformed: "malformedResponse"
         case .linkLost: "linkLost"

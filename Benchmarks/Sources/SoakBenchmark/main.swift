@@ -56,7 +56,7 @@ func connect() async throws {
         do throws(CardReaderError) {
             _ = try await reader.info()
             answered = true
-        } catch .readerTimedOut {
+        } catch where error.code == .readerTimedOut {
             faults.corruptedAnswers += 1
         } catch {
             throw SoakFailure("GET INFO with a corrupted answer failed otherwise: \(error)")

@@ -208,10 +208,7 @@ extension CardReader {
 
     /// Why a block could not be written.
     private static func linkError(of error: CardReaderError) -> LinkError {
-        switch error {
-        case .writeFailed(let reason), .linkLost(let reason): reason
-        default: LinkError(.notConnected, "\(error)")
-        }
+        error.link ?? LinkError(.notConnected, "\(error)")
     }
 
     /// The reader drops the link to restart (§7.2: within 2 s); the host closes it after

@@ -1,71 +1,207 @@
 import ReaderProtocol
 
-/// Why a CardReader operation failed. Each case says what happened and carries what a
-/// support engineer needs: the reader's status code, the card's status word, or the
-/// link's reason. No case carries card data.
-public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The operation needs a connection; call `connect()` first.
-    case notConnected
-    /// No link to the reader within the connection deadline.
-    case connectionTimedOut(reader: String, after: Duration)
-    /// The transport could not open a link.
-    case connectionFailed(reader: String, LinkError)
-    /// The link dropped (reader out of range, switched off, reset, bluetoothd restarted…).
-    case linkLost(LinkError)
-    /// A packet could not be written to the reader.
-    case writeFailed(LinkError)
-    /// The reader did not answer a command within its deadline.
-    case readerTimedOut(CommandCode, after: Duration)
-    /// After an earlier command timed out or was cancelled, the reader answered neither it
-    /// nor CANCEL: the reader cannot tell its answers apart any more. Reconnect.
-    case readerNotResponding
-    /// The caller's task was cancelled; the reader was sent CANCEL.
-    case cancelled
-    /// Status `01`: nobody swiped or inserted a card in time.
-    case cardholderTimeout(CommandCode)
-    /// Status `03`: the swipe yielded no decodable track.
-    case badSwipe
-    /// Status `04`: no card in the chip slot.
-    case noCard
-    /// Status `05`: the card was removed during the operation.
-    case cardRemoved
-    /// Status `08`: the reader is busy with another command (another host?).
-    case readerBusy(CommandCode)
-    /// Status `0B`: the battery is too low for this operation.
-    case batteryTooLow(CommandCode)
-    /// Status `09`: the chip card did not answer (no ATR, parity or protocol error).
-    case cardNotResponding
-    /// Status `0A`: the card must be powered on first.
-    case cardNotPowered
-    /// Any other status: unknown command (`06`), invalid parameter (`07`), or a reserved code.
-    case readerRejected(CommandCode, ReaderStatus)
-    /// The reader's answer did not decode as the command's response.
-    case malformedResponse(CommandCode, MessageDecodingError)
-    /// The request cannot be sent to this reader, e.g. an extended-length APDU.
-    case invalidRequest(String)
-    /// The card answered an EMV step with an error status word.
-    case cardRefused(step: String, StatusWord)
-    /// The card's EMV data lacks or garbles something the read needs.
-    case invalidCardData(String)
-    /// A firmware update failed; the case says at which step and what the reader runs now.
-    case firmwareUpdateFailed(FirmwareUpdateError)
+/// Why a `CardReader` operation failed: a ``code`` programs decide on, and the context a
+/// support engineer needs — the reader's status code, the command, the card's status word,
+/// the link's reason, the firmware update's step. Nothing in it is card data.
+///
+/// A struct whose codes are static members, as every public error of the SDK is: a code
+/// added later breaks no `switch` (which has a `default`). Match on ``code``; build one
+/// with the static members named like the codes.
+///
+/// ```swift
+/// do {
+///     let swipe = try await reader.readMagneticStripe()
+/// } catch where error.code == .badSwipe {
+///     // ask for another swipe
+/// } catch {
+///     print(error, error.fix ?? "")
+/// }
+/// ```
+public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What happened.
+    public var code: Code
+    /// The command the failure concerns, when there is one.
+    public var command: CommandCode?
+    /// The reader's status code behind the failure, when the reader answered with one.
+    public var readerStatus: ReaderStatus?
+    /// The link's reason: it could not open, dropped, or refused a write.
+    public var link: LinkError?
+    /// The card's status word, when the card refused an EMV step.
+    public var statusWord: StatusWord?
+    /// The firmware update's failure: at which step, and what the reader runs now.
+    public var firmwareUpdate: FirmwareUpdateError?
+    /// The reader a connection was for, e.g. `VPOS3356-1A2B on hci1`.
+    public var reader: String?
+    /// How long was waited, for a timeout.
+    public var waited: Duration?
+    /// The answer that did not decode, for ``Code/malformedResponse``.
+    public var decoding: MessageDecodingError?
+    /// In words: the request's problem, the EMV step refused, what the card's data lacks.
+    public var detail: String?
 
-    /// The reader status code behind this error, when there is one.
-    public var readerStatus: ReaderStatus? {
-        switch self {
-        case .cardholderTimeout: .cardholderTimeout
-        case .cancelled: .cancelled
-        case .badSwipe: .unreadableStripe
-        case .noCard: .noCard
-        case .cardRemoved: .cardRemoved
-        case .readerBusy: .busy
-        case .batteryTooLow: .batteryTooLow
-        case .cardNotResponding: .cardNotResponding
-        case .cardNotPowered: .cardNotPowered
-        case .readerRejected(_, let status): status
-        case .firmwareUpdateFailed(.refused(let status)): status
-        default: nil
+    /// An error with `code` and no context; the static members below add what each code carries.
+    public init(_ code: Code) {
+        self.code = code
+    }
+
+    /// What happened, as a stable identifier (`bad-swipe`, `link-lost`): what `readerctl
+    /// --json` prints as `error` (for a firmware update, the update's own identifier).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
         }
+
+        public var description: String { rawValue }
+
+        /// The operation needs a connection; call `connect()` first.
+        public static let notConnected = Self(rawValue: "not-connected")
+        /// No link to the reader within the connection deadline.
+        public static let connectionTimedOut = Self(rawValue: "connection-timed-out")
+        /// The transport could not open a link.
+        public static let connectionFailed = Self(rawValue: "connection-failed")
+        /// The link dropped (reader out of range, switched off, reset, bluetoothd restarted…).
+        public static let linkLost = Self(rawValue: "link-lost")
+        /// A packet could not be written to the reader.
+        public static let writeFailed = Self(rawValue: "write-failed")
+        /// The reader did not answer a command within its deadline.
+        public static let readerTimedOut = Self(rawValue: "reader-timed-out")
+        /// After an earlier command timed out or was cancelled, the reader answered neither
+        /// it nor CANCEL: the reader cannot tell its answers apart any more. Reconnect.
+        public static let readerNotResponding = Self(rawValue: "reader-not-responding")
+        /// The caller's task was cancelled; the reader was sent CANCEL.
+        public static let cancelled = Self(rawValue: "cancelled")
+        /// Status `01`: nobody swiped or inserted a card in time.
+        public static let cardholderTimeout = Self(rawValue: "cardholder-timeout")
+        /// Status `03`: the swipe yielded no decodable track.
+        public static let badSwipe = Self(rawValue: "bad-swipe")
+        /// Status `04`: no card in the chip slot.
+        public static let noCard = Self(rawValue: "no-card")
+        /// Status `05`: the card was removed during the operation.
+        public static let cardRemoved = Self(rawValue: "card-removed")
+        /// Status `08`: the reader is busy with another command (another host?).
+        public static let readerBusy = Self(rawValue: "reader-busy")
+        /// Status `0B`: the battery is too low for this operation.
+        public static let batteryTooLow = Self(rawValue: "battery-too-low")
+        /// Status `09`: the chip card did not answer (no ATR, parity or protocol error).
+        public static let cardNotResponding = Self(rawValue: "card-not-responding")
+        /// Status `0A`: the card must be powered on first.
+        public static let cardNotPowered = Self(rawValue: "card-not-powered")
+        /// Any other status: unknown command (`06`), invalid parameter (`07`), or a reserved code.
+        public static let readerRejected = Self(rawValue: "reader-rejected")
+        /// The reader's answer did not decode as the command's response.
+        public static let malformedResponse = Self(rawValue: "malformed-response")
+        /// The request cannot be sent to this reader, e.g. an extended-length APDU.
+        public static let invalidRequest = Self(rawValue: "invalid-request")
+        /// The card answered an EMV step with an error status word.
+        public static let cardRefused = Self(rawValue: "card-refused")
+        /// The card's EMV data lacks or garbles something the read needs.
+        public static let invalidCardData = Self(rawValue: "invalid-card-data")
+        /// A firmware update failed; ``CardReaderError/firmwareUpdate`` says at which step.
+        public static let firmwareUpdateFailed = Self(rawValue: "firmware-update-failed")
+    }
+}
+
+// MARK: - The errors, with what each code carries
+
+extension CardReaderError {
+    public static let notConnected = Self(.notConnected)
+    public static let readerNotResponding = Self(.readerNotResponding)
+    public static let cancelled = Self(.cancelled, status: .cancelled)
+    public static let badSwipe = Self(.badSwipe, status: .unreadableStripe)
+    public static let noCard = Self(.noCard, status: .noCard)
+    public static let cardRemoved = Self(.cardRemoved, status: .cardRemoved)
+    public static let cardNotResponding = Self(.cardNotResponding, status: .cardNotResponding)
+    public static let cardNotPowered = Self(.cardNotPowered, status: .cardNotPowered)
+
+    public static func connectionTimedOut(reader: String, after waited: Duration) -> Self {
+        var error = Self(.connectionTimedOut)
+        error.reader = reader
+        error.waited = waited
+        return error
+    }
+
+    public static func connectionFailed(reader: String, _ link: LinkError) -> Self {
+        var error = Self(.connectionFailed)
+        error.reader = reader
+        error.link = link
+        return error
+    }
+
+    public static func linkLost(_ link: LinkError) -> Self {
+        var error = Self(.linkLost)
+        error.link = link
+        return error
+    }
+
+    public static func writeFailed(_ link: LinkError) -> Self {
+        var error = Self(.writeFailed)
+        error.link = link
+        return error
+    }
+
+    public static func readerTimedOut(_ command: CommandCode, after waited: Duration) -> Self {
+        var error = Self(.readerTimedOut, command: command)
+        error.waited = waited
+        return error
+    }
+
+    public static func cardholderTimeout(_ command: CommandCode) -> Self {
+        Self(.cardholderTimeout, command: command, status: .cardholderTimeout)
+    }
+
+    public static func readerBusy(_ command: CommandCode) -> Self { Self(.readerBusy, command: command, status: .busy) }
+
+    public static func batteryTooLow(_ command: CommandCode) -> Self {
+        Self(.batteryTooLow, command: command, status: .batteryTooLow)
+    }
+
+    public static func readerRejected(_ command: CommandCode, _ status: ReaderStatus) -> Self {
+        Self(.readerRejected, command: command, status: status)
+    }
+
+    public static func malformedResponse(_ command: CommandCode, _ decoding: MessageDecodingError) -> Self {
+        var error = Self(.malformedResponse, command: command)
+        error.decoding = decoding
+        return error
+    }
+
+    public static func invalidRequest(_ problem: String) -> Self {
+        var error = Self(.invalidRequest)
+        error.detail = problem
+        return error
+    }
+
+    public static func cardRefused(step: String, _ statusWord: StatusWord) -> Self {
+        var error = Self(.cardRefused)
+        error.detail = step
+        error.statusWord = statusWord
+        return error
+    }
+
+    public static func invalidCardData(_ problem: String) -> Self {
+        var error = Self(.invalidCardData)
+        error.detail = problem
+        return error
+    }
+
+    public static func firmwareUpdateFailed(_ failure: FirmwareUpdateError) -> Self {
+        var error = Self(.firmwareUpdateFailed)
+        error.firmwareUpdate = failure
+        if case .refused(let status) = failure { error.readerStatus = status }
+        return error
+    }
+
+    private init(_ code: Code, command: CommandCode? = nil, status: ReaderStatus?) {
+        self.init(code)
+        self.command = command
+        readerStatus = status
+    }
+
+    private init(_ code: Code, command: CommandCode) {
+        self.init(code)
+        self.command = command
     }
 
     /// Maps a failure status of `command`'s response to its error.
@@ -83,68 +219,56 @@ public enum CardReaderError: Error, Sendable, Hashable, CustomStringConvertible 
         case .success, .unknownCommand, .invalidParameter, .reserved: .readerRejected(command, status)
         }
     }
+}
 
+// MARK: - For a person and for programs
+
+extension CardReaderError {
     /// What went wrong and, where there is one, what to do, e.g.
     /// `the card could not be read; swipe again`; never card data.
     public var description: String {
-        switch self {
-        case .notConnected:
-            "not connected to a reader"
-        case .connectionTimedOut(let reader, let after):
-            "could not connect to \(reader) within \(after)"
-        case .connectionFailed(let reader, let error):
-            "could not connect to \(reader): \(error)"
-        case .linkLost(let reason):
-            "the link to the reader was lost (\(reason))"
-        case .writeFailed(let error):
-            "could not write to the reader: \(error)"
-        case .readerTimedOut(let code, let after):
-            "the reader did not answer \(code.commandName ?? "\(code)") within \(after)"
-        case .readerNotResponding:
-            "the reader answers neither the timed-out command nor CANCEL; reconnect"
-        case .cancelled:
-            "cancelled"
-        case .cardholderTimeout(let code):
-            code == .readMagneticStripe ? "no card was swiped in time" : "no card was inserted in time"
-        case .badSwipe:
-            "the card could not be read; swipe again"
-        case .noCard:
-            "no card in the chip slot"
-        case .cardRemoved:
-            "the card was removed during the operation"
-        case .readerBusy(let code):
-            "the reader is busy and refused \(code.commandName ?? "\(code)") (status 08)"
-        case .batteryTooLow(let code):
-            "the reader's battery is too low for \(code.commandName ?? "\(code)") (status 0B); charge it"
-        case .cardNotResponding:
-            "the chip card did not answer (status 09); reinsert it"
-        case .cardNotPowered:
-            "the chip card is not powered (status 0A); power it on first"
-        case .readerRejected(let code, let status):
-            "the reader refused \(code.commandName ?? "\(code)"): status \(status)"
-        case .malformedResponse(let code, let error):
-            "the reader's answer to \(code.commandName ?? "\(code)") is malformed: \(error)"
-        case .invalidRequest(let reason):
-            "invalid request: \(reason)"
-        case .cardRefused(let step, let statusWord):
-            "the card refused \(step): SW \(statusWord)"
-        case .invalidCardData(let reason):
-            "the card's data is invalid: \(reason)"
-        case .firmwareUpdateFailed(let error):
-            "firmware update failed: \(error)"
+        let commandName = command.map { $0.commandName ?? "\($0)" } ?? "the command"
+        let waitedText = waited.map { "\($0)" } ?? "its deadline"
+        switch code {
+        case .notConnected: return "not connected to a reader"
+        case .connectionTimedOut: return "could not connect to \(reader ?? "the reader") within \(waitedText)"
+        case .connectionFailed: return "could not connect to \(reader ?? "the reader"): \(linkText)"
+        case .linkLost: return "the link to the reader was lost (\(linkText))"
+        case .writeFailed: return "could not write to the reader: \(linkText)"
+        case .readerTimedOut: return "the reader did not answer \(commandName) within \(waitedText)"
+        case .readerNotResponding: return "the reader answers neither the timed-out command nor CANCEL; reconnect"
+        case .cancelled: return "cancelled"
+        case .cardholderTimeout:
+            return command == .readMagneticStripe ? "no card was swiped in time" : "no card was inserted in time"
+        case .badSwipe: return "the card could not be read; swipe again"
+        case .noCard: return "no card in the chip slot"
+        case .cardRemoved: return "the card was removed during the operation"
+        case .readerBusy: return "the reader is busy and refused \(commandName) (status 08)"
+        case .batteryTooLow: return "the reader's battery is too low for \(commandName) (status 0B); charge it"
+        case .cardNotResponding: return "the chip card did not answer (status 09); reinsert it"
+        case .cardNotPowered: return "the chip card is not powered (status 0A); power it on first"
+        case .readerRejected: return "the reader refused \(commandName): status \(readerStatus.map { "\($0)" } ?? "unknown")"
+        case .malformedResponse:
+            return "the reader's answer to \(commandName) is malformed: \(decoding.map { "\($0)" } ?? "it does not decode")"
+        case .invalidRequest: return "invalid request: \(detail ?? "not one this reader takes")"
+        case .cardRefused:
+            return "the card refused \(detail ?? "the step"): SW \(statusWord.map { "\($0)" } ?? "unknown")"
+        case .invalidCardData: return "the card's data is invalid: \(detail ?? "unreadable")"
+        case .firmwareUpdateFailed: return "firmware update failed: \(firmwareUpdate.map { "\($0)" } ?? "unknown step")"
+        default: return [code.rawValue, detail].compactMap(\.self).joined(separator: ": ")
         }
     }
-}
 
-extension CardReaderError {
+    private var linkText: String { link.map { "\($0)" } ?? "no reason given" }
+
     /// What a person can do about it, when the description does not say already: for a
     /// link that could not open or was lost, the link's `LinkError.fix` (start bluetoothd,
     /// power the adapter on, the bus's policy, …); nil for the reader's and the card's
     /// answers, whose descriptions say what to do.
     public var fix: String? {
-        switch self {
-        case .connectionFailed(_, let error), .linkLost(let error), .writeFailed(let error):
-            error.fix
+        switch code {
+        case .connectionFailed, .linkLost, .writeFailed:
+            link?.fix
         case .connectionTimedOut:
             "make sure the reader is switched on, charged, in range and not connected to another host; "
                 + "a longer connect timeout helps a reader that advertises slowly; `readerctl doctor --reader NAME` "
@@ -156,32 +280,8 @@ extension CardReaderError {
         }
     }
 
-    /// A stable identifier of what happened, e.g. `cardholder-timeout`, `link-lost`: what
-    /// programs decide on and `readerctl --json` prints as `error`.
-    public var identifier: String {
-        switch self {
-        case .notConnected: "not-connected"
-        case .connectionTimedOut: "connection-timed-out"
-        case .connectionFailed: "connection-failed"
-        case .linkLost: "link-lost"
-        case .writeFailed: "write-failed"
-        case .readerTimedOut: "reader-timed-out"
-        case .readerNotResponding: "reader-not-responding"
-        case .cancelled: "cancelled"
-        case .cardholderTimeout: "cardholder-timeout"
-        case .badSwipe: "bad-swipe"
-        case .noCard: "no-card"
-        case .cardRemoved: "card-removed"
-        case .readerBusy: "reader-busy"
-        case .batteryTooLow: "battery-too-low"
-        case .cardNotResponding: "card-not-responding"
-        case .cardNotPowered: "card-not-powered"
-        case .readerRejected: "reader-rejected"
-        case .malformedResponse: "malformed-response"
-        case .invalidRequest: "invalid-request"
-        case .cardRefused: "card-refused"
-        case .invalidCardData: "invalid-card-data"
-        case .firmwareUpdateFailed(let error): error.identifier
-        }
-    }
+    /// A stable identifier of what happened, e.g. `cardholder-timeout`, `link-lost`: the
+    /// code, or for a firmware update the update's own (`firmware-link-lost`). What
+    /// `readerctl --json` prints as `error`.
+    public var identifier: String { firmwareUpdate?.identifier ?? code.rawValue }
 }

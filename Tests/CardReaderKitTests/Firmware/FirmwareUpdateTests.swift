@@ -59,7 +59,8 @@ struct FirmwareUpdateTests {
         func failure(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
             async -> FirmwareUpdateError?
         {
-            guard case .failure(.firmwareUpdateFailed(let error)) = await update(image, options: options).result else {
+            guard case .failure(let failure) = await update(image, options: options).result, let error = failure.firmwareUpdate
+            else {
                 return nil
             }
             return error
@@ -119,7 +120,7 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(battery: 29)
         let (phases, _, result) = await bench.update()
         #expect(phases == [.checking])
-        guard case .failure(.firmwareUpdateFailed(let error)) = result else { return #expect(Bool(false)) }
+        guard case .failure(let failure) = result, let error = failure.firmwareUpdate else { return #expect(Bool(false)) }
         #expect(error == .batteryTooLow(percent: 29, required: 30))
         try await bench.expectUsable(on: "2.4.1")
     }
@@ -175,7 +176,7 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(scenario: ["firmware-corrupt"])
         let (phases, _, result) = await bench.update()
         #expect(phases.last == .verifying)
-        guard case .failure(.firmwareUpdateFailed(let error)) = result else { return #expect(Bool(false)) }
+        guard case .failure(let failure) = result, let error = failure.firmwareUpdate else { return #expect(Bool(false)) }
         #expect(error == .verificationFailed)
         try await bench.expectUsable(on: "2.4.1")
     }
@@ -230,7 +231,7 @@ struct FirmwareUpdateTests {
             }
         }
         let error = await task.value
-        guard case .firmwareUpdateFailed(.cancelled(let block)) = error else {
+        guard case .cancelled(let block)? = error?.firmwareUpdate else {
             return #expect(Bool(false), "not cancelled: \(String(describing: error))")
         }
         #expect((block ?? 0) >= 2)

@@ -30,7 +30,7 @@ import ReaderProtocol
     @Test func aPDOLAskingForGigabytesIsInvalidCardDataAndNothingIsSent() async {
         let entries = [UInt8]((0..<160).flatMap { _ in [0x9F, 0x02, 0x83, 0xFF, 0xFF, 0xFF] })
         let (result, commands) = await read(pdol: entries)
-        guard case .failure(.invalidCardData(let reason)) = result else {
+        guard case .failure(let error) = result, error.code == .invalidCardData, let reason = error.detail else {
             Issue.record("expected invalidCardData, got \(result)")
             return
         }
@@ -42,7 +42,7 @@ import ReaderProtocol
         // 252 bytes: 83 81 FC and the data fill the 255 bytes of a short APDU; GPO goes out.
         let fits = await read(pdol: [0x9F, 0x02, 0x81, 0xFC])
         #expect(fits.commands == [0xA4, 0xA4, 0xA8])
-        guard case .failure(.cardRefused(let step, _)) = fits.result else {
+        guard case .failure(let error) = fits.result, error.code == .cardRefused, let step = error.detail else {
             Issue.record("expected the card's refusal of GPO, got \(fits.result)")
             return
         }
@@ -50,7 +50,7 @@ import ReaderProtocol
         // One more byte cannot be sent.
         let tooLong = await read(pdol: [0x9F, 0x02, 0x81, 0xFD])
         #expect(tooLong.commands == [0xA4, 0xA4])
-        guard case .failure(.invalidCardData) = tooLong.result else {
+        guard case .failure(let error) = tooLong.result, error.code == .invalidCardData else {
             Issue.record("expected invalidCardData, got \(tooLong.result)")
             return
         }
