@@ -47,7 +47,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// The exit status for an operation's error.
     static func of(_ error: CardReaderError) -> ExitStatus {
         if let failure = error.firmwareUpdate {
-            switch failure {
+            switch failure.code {
             case .cancelled: return cancelled
             case .invalidImage: return invalidFirmwareImage
             default: return firmwareNotUpdated

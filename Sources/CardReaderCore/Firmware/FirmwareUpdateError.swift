@@ -1,88 +1,142 @@
 import ReaderProtocol
 
-/// Why a firmware update failed, and what the reader runs now. Block numbers count data
-/// blocks from 1 without wrapping; block 0 is the header or the final empty block.
-public enum FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The image is not one this reader accepts (damaged, another model…): nothing was sent.
-    case invalidImage(FirmwareImageError)
-    /// GET INFO reports a battery below what an update needs: nothing was sent.
-    case batteryTooLow(percent: UInt8, required: UInt8)
-    /// The reader refused ENTER FIRMWARE UPDATE with this status (`07` size, `08` busy,
-    /// `0B` battery); it stays on its old firmware.
-    case refused(ReaderStatus)
-    /// The reader aborted the transfer (`CAN CAN`): 10 failed attempts at a block, no byte
-    /// within 10 s, or a size mismatch. Old firmware kept.
-    case abortedByReader(block: Int?)
-    /// The reader refused (`NAK`) every attempt at a block. Old firmware kept.
-    case tooManyNAKs(block: Int, attempts: Int)
-    /// The reader did not answer within the deadline. Old firmware kept.
-    case noAnswer(block: Int?, after: Duration)
-    /// The link dropped during the transfer; the reader still runs its old firmware, and
-    /// the update can be started again from the beginning.
-    case linkLost(block: Int?, LinkError)
-    /// The reader received the whole image and rejected it (`CAN CAN`): old firmware kept.
-    case verificationFailed
-    /// The reader accepted the image but did not come back within the deadline after its
-    /// restart.
-    case readerDidNotReturn(after: Duration)
-    /// The reader came back reporting another version than the image's.
-    case wrongVersion(expected: String, found: String?)
-    /// The update was cancelled (`CAN CAN` sent); the reader keeps its old firmware and
-    /// is usable at once.
-    case cancelled(block: Int?)
+/// Why a firmware update failed, and what the reader runs now: a ``code`` and the context
+/// of the failure. Block numbers count data blocks from 1 without wrapping; block 0 is the
+/// header or the final empty block.
+///
+/// A struct whose codes are static members, as every public error of the SDK is; the
+/// static members named like the codes build each failure with what it carries.
+public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What failed.
+    public var code: Code
+    /// The data block the transfer was at (0: the header or the end), when it had started.
+    public var block: Int?
+    /// How many times the reader refused that block, for ``Code/tooManyNAKs``.
+    public var attempts: Int?
+    /// How long was waited, for ``Code/noAnswer`` and ``Code/readerDidNotReturn``.
+    public var waited: Duration?
+    /// Why the link dropped, for ``Code/linkLost``.
+    public var link: LinkError?
+    /// The reader's answer to ENTER FIRMWARE UPDATE, for ``Code/refused``.
+    public var readerStatus: ReaderStatus?
+    /// What is wrong with the image, for ``Code/invalidImage``.
+    public var imageProblem: FirmwareImageError?
+    /// The battery GET INFO reported, for ``Code/batteryTooLow``.
+    public var batteryPercent: UInt8?
+    /// The battery an update needs, for ``Code/batteryTooLow``.
+    public var requiredBatteryPercent: UInt8?
+    /// The version the image carries, for ``Code/wrongVersion``.
+    public var expectedVersion: String?
+    /// The version the reader came back on, if it said, for ``Code/wrongVersion``.
+    public var foundVersion: String?
 
-    /// What failed, where, and which firmware the reader runs now, e.g.
-    /// `the reader refused block 7 10 times (NAK); it keeps its old firmware`.
-    public var description: String {
-        switch self {
-        case .invalidImage(let error):
-            "the firmware image cannot be used: \(error)"
-        case .batteryTooLow(let percent, let required):
-            "the reader's battery is at \(percent) %; a firmware update needs at least \(required) %: charge it"
-        case .refused(let status):
-            "the reader refused to enter firmware update mode: status \(status)"
-        case .abortedByReader(let block):
-            "the reader aborted the transfer (CAN CAN)\(at(block)); it keeps its old firmware"
-        case .tooManyNAKs(let block, let attempts):
-            "the reader refused block \(block) \(attempts) times (NAK); it keeps its old firmware"
-        case .noAnswer(let block, let after):
-            "the reader did not answer within \(after)\(at(block)); it keeps its old firmware"
-        case .linkLost(let block, let reason):
-            "the link was lost\(at(block)) (\(reason)); the reader still runs its old firmware: start the update again"
-        case .verificationFailed:
-            "the reader rejected the image after receiving it (verification failed); it keeps its old firmware"
-        case .readerDidNotReturn(let after):
-            "the reader accepted the image but did not come back within \(after) of its restart"
-        case .wrongVersion(let expected, let found):
-            "the reader came back on version \(found ?? "(unknown)"), not \(expected)"
-        case .cancelled(let block):
-            "the update was cancelled\(at(block)); the reader keeps its old firmware"
-        }
+    /// A failure with `code` and no context.
+    public init(_ code: Code) {
+        self.code = code
     }
 
-    /// A stable identifier, e.g. `firmware-verification-failed`.
-    public var identifier: String {
-        switch self {
-        case .invalidImage: "firmware-image-invalid"
-        case .batteryTooLow: "firmware-battery-too-low"
-        case .refused: "firmware-update-refused"
-        case .abortedByReader: "firmware-aborted-by-reader"
-        case .tooManyNAKs: "firmware-too-many-naks"
-        case .noAnswer: "firmware-no-answer"
-        case .linkLost: "firmware-link-lost"
-        case .verificationFailed: "firmware-verification-failed"
-        case .readerDidNotReturn: "firmware-reader-did-not-return"
-        case .wrongVersion: "firmware-wrong-version"
-        case .cancelled: "firmware-update-cancelled"
+    /// What failed, as a stable identifier (`firmware-link-lost`): what `readerctl --json`
+    /// prints as `error`.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
         }
+
+        public var description: String { rawValue }
+
+        /// The image is not one this reader accepts (damaged, another model…): nothing was sent.
+        public static let invalidImage = Self(rawValue: "firmware-image-invalid")
+        /// GET INFO reports a battery below what an update needs: nothing was sent.
+        public static let batteryTooLow = Self(rawValue: "firmware-battery-too-low")
+        /// The reader refused ENTER FIRMWARE UPDATE (`07` size, `08` busy, `0B` battery); it
+        /// stays on its old firmware.
+        public static let refused = Self(rawValue: "firmware-update-refused")
+        /// The reader aborted the transfer (`CAN CAN`): 10 failed attempts at a block, no
+        /// byte within 10 s, or a size mismatch. Old firmware kept.
+        public static let abortedByReader = Self(rawValue: "firmware-aborted-by-reader")
+        /// The reader refused (`NAK`) every attempt at a block. Old firmware kept.
+        public static let tooManyNAKs = Self(rawValue: "firmware-too-many-naks")
+        /// The reader did not answer within the deadline. Old firmware kept.
+        public static let noAnswer = Self(rawValue: "firmware-no-answer")
+        /// The link dropped during the transfer; the reader still runs its old firmware, and
+        /// the update can be started again from the beginning.
+        public static let linkLost = Self(rawValue: "firmware-link-lost")
+        /// The reader received the whole image and rejected it (`CAN CAN`): old firmware kept.
+        public static let verificationFailed = Self(rawValue: "firmware-verification-failed")
+        /// The reader accepted the image but did not come back within the deadline after its restart.
+        public static let readerDidNotReturn = Self(rawValue: "firmware-reader-did-not-return")
+        /// The reader came back reporting another version than the image's.
+        public static let wrongVersion = Self(rawValue: "firmware-wrong-version")
+        /// The update was cancelled (`CAN CAN` sent); the reader keeps its old firmware and is
+        /// usable at once.
+        public static let cancelled = Self(rawValue: "firmware-update-cancelled")
+    }
+}
+
+// MARK: - The failures, with what each code carries
+
+extension FirmwareUpdateError {
+    public static let verificationFailed = Self(Code.verificationFailed)
+
+    public static func invalidImage(_ problem: FirmwareImageError) -> Self {
+        var error = Self(.invalidImage)
+        error.imageProblem = problem
+        return error
     }
 
-    /// Whether the reader certainly still runs its old firmware.
-    public var oldFirmwareKept: Bool {
-        switch self {
-        case .readerDidNotReturn, .wrongVersion: false
-        default: true
-        }
+    public static func batteryTooLow(percent: UInt8, required: UInt8) -> Self {
+        var error = Self(.batteryTooLow)
+        error.batteryPercent = percent
+        error.requiredBatteryPercent = required
+        return error
+    }
+
+    public static func refused(_ status: ReaderStatus) -> Self {
+        var error = Self(.refused)
+        error.readerStatus = status
+        return error
+    }
+
+    public static func abortedByReader(block: Int?) -> Self { Self(.abortedByReader, block: block) }
+
+    public static func tooManyNAKs(block: Int, attempts: Int) -> Self {
+        var error = Self(.tooManyNAKs, block: block)
+        error.attempts = attempts
+        return error
+    }
+
+    public static func noAnswer(block: Int?, after waited: Duration) -> Self {
+        var error = Self(.noAnswer, block: block)
+        error.waited = waited
+        return error
+    }
+
+    public static func linkLost(block: Int?, _ link: LinkError) -> Self {
+        var error = Self(.linkLost, block: block)
+        error.link = link
+        return error
+    }
+
+    public static func readerDidNotReturn(after waited: Duration) -> Self {
+        var error = Self(.readerDidNotReturn)
+        error.waited = waited
+        return error
+    }
+
+    public static func wrongVersion(expected: String, found: String?) -> Self {
+        var error = Self(.wrongVersion)
+        error.expectedVersion = expected
+        error.foundVersion = found
+        return error
+    }
+
+    public static func cancelled(block: Int?) -> Self { Self(.cancelled, block: block) }
+
+    private init(_ code: Code, block: Int?) {
+        self.init(code)
+        self.block = block
     }
 
     init(_ error: YModemError) {
@@ -96,6 +150,50 @@ public enum FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConverti
     }
 }
 
-private func at(_ block: Int?) -> String {
-    block.map { " at block \($0)" } ?? ""
+// MARK: - For a person and for programs
+
+extension FirmwareUpdateError {
+    /// What failed, where, and which firmware the reader runs now, e.g.
+    /// `the reader refused block 7 10 times (NAK); it keeps its old firmware`.
+    public var description: String {
+        let at = block.map { " at block \($0)" } ?? ""
+        let waitedText = waited.map { "\($0)" } ?? "its deadline"
+        switch code {
+        case .invalidImage:
+            return "the firmware image cannot be used: \(imageProblem.map { "\($0)" } ?? "unknown problem")"
+        case .batteryTooLow:
+            let percent = batteryPercent.map { "\($0)" } ?? "?"
+            let required = requiredBatteryPercent.map { "\($0)" } ?? "?"
+            return "the reader's battery is at \(percent) %; a firmware update needs at least \(required) %: charge it"
+        case .refused:
+            return "the reader refused to enter firmware update mode: status \(readerStatus.map { "\($0)" } ?? "unknown")"
+        case .abortedByReader:
+            return "the reader aborted the transfer (CAN CAN)\(at); it keeps its old firmware"
+        case .tooManyNAKs:
+            return "the reader refused block \(block ?? 0) \(attempts ?? 0) times (NAK); it keeps its old firmware"
+        case .noAnswer:
+            return "the reader did not answer within \(waitedText)\(at); it keeps its old firmware"
+        case .linkLost:
+            return "the link was lost\(at) (\(link.map { "\($0)" } ?? "no reason given")); the reader still runs its old "
+                + "firmware: start the update again"
+        case .verificationFailed:
+            return "the reader rejected the image after receiving it (verification failed); it keeps its old firmware"
+        case .readerDidNotReturn:
+            return "the reader accepted the image but did not come back within \(waitedText) of its restart"
+        case .wrongVersion:
+            return "the reader came back on version \(foundVersion ?? "(unknown)"), not \(expectedVersion ?? "the image's")"
+        case .cancelled:
+            return "the update was cancelled\(at); the reader keeps its old firmware"
+        default:
+            return code.rawValue
+        }
+    }
+
+    /// A stable identifier, e.g. `firmware-verification-failed`: the code's.
+    public var identifier: String { code.rawValue }
+
+    /// Whether the reader certainly still runs its old firmware.
+    public var oldFirmwareKept: Bool {
+        code != .readerDidNotReturn && code != .wrongVersion
+    }
 }

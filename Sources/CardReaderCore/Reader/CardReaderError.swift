@@ -106,8 +106,8 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
 // MARK: - The errors, with what each code carries
 
 extension CardReaderError {
-    public static let notConnected = Self(.notConnected)
-    public static let readerNotResponding = Self(.readerNotResponding)
+    public static let notConnected = Self(Code.notConnected)
+    public static let readerNotResponding = Self(Code.readerNotResponding)
     public static let cancelled = Self(.cancelled, status: .cancelled)
     public static let badSwipe = Self(.badSwipe, status: .unreadableStripe)
     public static let noCard = Self(.noCard, status: .noCard)
@@ -189,7 +189,7 @@ extension CardReaderError {
     public static func firmwareUpdateFailed(_ failure: FirmwareUpdateError) -> Self {
         var error = Self(.firmwareUpdateFailed)
         error.firmwareUpdate = failure
-        if case .refused(let status) = failure { error.readerStatus = status }
+        if failure.code == .refused { error.readerStatus = failure.readerStatus }
         return error
     }
 
