@@ -78,14 +78,17 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
 // MARK: - The failures, with what each code carries
 
 extension FirmwareUpdateError {
+    /// The error whose code is ``Code/verificationFailed``, with what it carries.
     public static let verificationFailed = Self(Code.verificationFailed)
 
+    /// The error whose code is ``Code/invalidImage``, with what it carries.
     public static func invalidImage(_ problem: FirmwareImageError) -> Self {
         var error = Self(.invalidImage)
         error.imageProblem = problem
         return error
     }
 
+    /// The error whose code is ``Code/batteryTooLow``, with what it carries.
     public static func batteryTooLow(percent: UInt8, required: UInt8) -> Self {
         var error = Self(.batteryTooLow)
         error.batteryPercent = percent
@@ -93,38 +96,45 @@ extension FirmwareUpdateError {
         return error
     }
 
+    /// The error whose code is ``Code/refused``, with what it carries.
     public static func refused(_ status: ReaderStatus) -> Self {
         var error = Self(.refused)
         error.readerStatus = status
         return error
     }
 
+    /// The error whose code is ``Code/abortedByReader``, with what it carries.
     public static func abortedByReader(block: Int?) -> Self { Self(.abortedByReader, block: block) }
 
+    /// The error whose code is ``Code/tooManyNAKs``, with what it carries.
     public static func tooManyNAKs(block: Int, attempts: Int) -> Self {
         var error = Self(.tooManyNAKs, block: block)
         error.attempts = attempts
         return error
     }
 
+    /// The error whose code is ``Code/noAnswer``, with what it carries.
     public static func noAnswer(block: Int?, after waited: Duration) -> Self {
         var error = Self(.noAnswer, block: block)
         error.waited = waited
         return error
     }
 
+    /// The error whose code is ``Code/linkLost``, with what it carries.
     public static func linkLost(block: Int?, _ link: LinkError) -> Self {
         var error = Self(.linkLost, block: block)
         error.link = link
         return error
     }
 
+    /// The error whose code is ``Code/readerDidNotReturn``, with what it carries.
     public static func readerDidNotReturn(after waited: Duration) -> Self {
         var error = Self(.readerDidNotReturn)
         error.waited = waited
         return error
     }
 
+    /// The error whose code is ``Code/wrongVersion``, with what it carries.
     public static func wrongVersion(expected: String, found: String?) -> Self {
         var error = Self(.wrongVersion)
         error.expectedVersion = expected
@@ -132,6 +142,7 @@ extension FirmwareUpdateError {
         return error
     }
 
+    /// The error whose code is ``Code/cancelled``, with what it carries.
     public static func cancelled(block: Int?) -> Self { Self(.cancelled, block: block) }
 
     private init(_ code: Code, block: Int?) {

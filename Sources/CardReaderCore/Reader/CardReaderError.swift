@@ -106,15 +106,24 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
 // MARK: - The errors, with what each code carries
 
 extension CardReaderError {
+    /// The error whose code is ``Code/notConnected``, with what it carries.
     public static let notConnected = Self(Code.notConnected)
+    /// The error whose code is ``Code/readerNotResponding``, with what it carries.
     public static let readerNotResponding = Self(Code.readerNotResponding)
+    /// The error whose code is ``Code/cancelled``, with what it carries.
     public static let cancelled = Self(.cancelled, status: .cancelled)
+    /// The error whose code is ``Code/badSwipe``, with what it carries.
     public static let badSwipe = Self(.badSwipe, status: .unreadableStripe)
+    /// The error whose code is ``Code/noCard``, with what it carries.
     public static let noCard = Self(.noCard, status: .noCard)
+    /// The error whose code is ``Code/cardRemoved``, with what it carries.
     public static let cardRemoved = Self(.cardRemoved, status: .cardRemoved)
+    /// The error whose code is ``Code/cardNotResponding``, with what it carries.
     public static let cardNotResponding = Self(.cardNotResponding, status: .cardNotResponding)
+    /// The error whose code is ``Code/cardNotPowered``, with what it carries.
     public static let cardNotPowered = Self(.cardNotPowered, status: .cardNotPowered)
 
+    /// The error whose code is ``Code/connectionTimedOut``, with what it carries.
     public static func connectionTimedOut(reader: String, after waited: Duration) -> Self {
         var error = Self(.connectionTimedOut)
         error.reader = reader
@@ -122,6 +131,7 @@ extension CardReaderError {
         return error
     }
 
+    /// The error whose code is ``Code/connectionFailed``, with what it carries.
     public static func connectionFailed(reader: String, _ link: LinkError) -> Self {
         var error = Self(.connectionFailed)
         error.reader = reader
@@ -129,50 +139,60 @@ extension CardReaderError {
         return error
     }
 
+    /// The error whose code is ``Code/linkLost``, with what it carries.
     public static func linkLost(_ link: LinkError) -> Self {
         var error = Self(.linkLost)
         error.link = link
         return error
     }
 
+    /// The error whose code is ``Code/writeFailed``, with what it carries.
     public static func writeFailed(_ link: LinkError) -> Self {
         var error = Self(.writeFailed)
         error.link = link
         return error
     }
 
+    /// The error whose code is ``Code/readerTimedOut``, with what it carries.
     public static func readerTimedOut(_ command: CommandCode, after waited: Duration) -> Self {
         var error = Self(.readerTimedOut, command: command)
         error.waited = waited
         return error
     }
 
+    /// The error whose code is ``Code/cardholderTimeout``, with what it carries.
     public static func cardholderTimeout(_ command: CommandCode) -> Self {
         Self(.cardholderTimeout, command: command, status: .cardholderTimeout)
     }
 
+    /// The error whose code is ``Code/readerBusy``, with what it carries.
     public static func readerBusy(_ command: CommandCode) -> Self { Self(.readerBusy, command: command, status: .busy) }
 
+    /// The error whose code is ``Code/batteryTooLow``, with what it carries.
     public static func batteryTooLow(_ command: CommandCode) -> Self {
         Self(.batteryTooLow, command: command, status: .batteryTooLow)
     }
 
+    /// The error whose code is ``Code/readerRejected``, with what it carries.
     public static func readerRejected(_ command: CommandCode, _ status: ReaderStatus) -> Self {
         Self(.readerRejected, command: command, status: status)
     }
 
+    /// The error whose code is ``Code/malformedResponse``, with what it carries.
     public static func malformedResponse(_ command: CommandCode, _ decoding: MessageDecodingError) -> Self {
         var error = Self(.malformedResponse, command: command)
         error.decoding = decoding
         return error
     }
 
+    /// The error whose code is ``Code/invalidRequest``, with what it carries.
     public static func invalidRequest(_ problem: String) -> Self {
         var error = Self(.invalidRequest)
         error.detail = problem
         return error
     }
 
+    /// The error whose code is ``Code/cardRefused``, with what it carries.
     public static func cardRefused(step: String, _ statusWord: StatusWord) -> Self {
         var error = Self(.cardRefused)
         error.detail = step
@@ -180,12 +200,14 @@ extension CardReaderError {
         return error
     }
 
+    /// The error whose code is ``Code/invalidCardData``, with what it carries.
     public static func invalidCardData(_ problem: String) -> Self {
         var error = Self(.invalidCardData)
         error.detail = problem
         return error
     }
 
+    /// The error whose code is ``Code/firmwareUpdateFailed``, with what it carries.
     public static func firmwareUpdateFailed(_ failure: FirmwareUpdateError) -> Self {
         var error = Self(.firmwareUpdateFailed)
         error.firmwareUpdate = failure
