@@ -14,35 +14,52 @@
 /// The owner calls ``schedule(_:at:)`` and starts a sleeper when it returns a time; the
 /// sleeper calls ``popDue(at:)`` until nil, then ``sleeperWoke(from:)`` for its next
 /// wake-up. Times are ``ElapsedClock`` times.
-package struct Timeline<Action: Sendable & Equatable>: Sendable {
-    private struct Entry: Sendable {
-        var deadline: Duration
-        var action: Action
+///
+/// For the reader and the emulated reader only (`@_spi(Timers)`), public so that it is
+/// inlinable: the emulated reader, another module, schedules on every write it receives, and
+/// an unspecialised generic timeline cost its firmware transfers a third of their
+/// throughput. (`package` declarations are not inlined across modules.)
+@_spi(Timers)
+public struct Timeline<Action: Sendable & Equatable>: Sendable {
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline var deadline: Duration
+        @usableFromInline var action: Action
+
+        @inlinable
+        init(deadline: Duration, action: Action) {
+            self.deadline = deadline
+            self.action = action
+        }
     }
 
     /// By deadline; among equal deadlines, in the order scheduled.
-    private var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
     /// When each sleeping task wakes.
-    private var wakeUps: [Duration] = []
+    @usableFromInline var wakeUps: [Duration] = []
 
     /// An empty time line.
-    package init() {}
+    @inlinable
+    public init() {}
 
     /// Schedules `action` at `deadline`. Returns when a new sleeper must wake, if no sleeper
     /// wakes at or before `deadline`.
-    package mutating func schedule(_ action: Action, at deadline: Duration) -> Duration? {
+    @inlinable
+    public mutating func schedule(_ action: Action, at deadline: Duration) -> Duration? {
         let index = entries.firstIndex { $0.deadline > deadline } ?? entries.endIndex
         entries.insert(Entry(deadline: deadline, action: action), at: index)
         return claimWakeUp(at: deadline)
     }
 
     /// Removes every scheduled `action`.
-    package mutating func cancel(_ action: Action) {
+    @inlinable
+    public mutating func cancel(_ action: Action) {
         entries.removeAll { $0.action == action }
     }
 
     /// Removes and returns the earliest action due at `now`, if any.
-    package mutating func popDue(at now: Duration) -> Action? {
+    @inlinable
+    public mutating func popDue(at now: Duration) -> Action? {
         guard let first = entries.first, first.deadline <= now else { return nil }
         entries.removeFirst()
         return first.action
@@ -50,21 +67,25 @@ package struct Timeline<Action: Sendable & Equatable>: Sendable {
 
     /// A sleeper due at `wakeUp` has performed what was due. Returns when it wakes next; nil
     /// when it ends (nothing scheduled, or another sleeper wakes in time).
-    package mutating func sleeperWoke(from wakeUp: Duration) -> Duration? {
+    @inlinable
+    public mutating func sleeperWoke(from wakeUp: Duration) -> Duration? {
         if let index = wakeUps.firstIndex(of: wakeUp) { wakeUps.remove(at: index) }
         guard let next = entries.first?.deadline else { return nil }
         return claimWakeUp(at: next)
     }
 
     /// When `action` is due, if it is scheduled.
-    package func deadline(of action: Action) -> Duration? {
+    @inlinable
+    public func deadline(of action: Action) -> Duration? {
         entries.first { $0.action == action }?.deadline
     }
 
     /// Sleeping tasks now: at most one per time an action came due before every wake-up.
-    package var sleeperCount: Int { wakeUps.count }
+    @inlinable
+    public var sleeperCount: Int { wakeUps.count }
 
-    private mutating func claimWakeUp(at deadline: Duration) -> Duration? {
+    @usableFromInline
+    mutating func claimWakeUp(at deadline: Duration) -> Duration? {
         guard !wakeUps.contains(where: { $0 <= deadline }) else { return nil }
         wakeUps.append(deadline)
         return deadline

@@ -1,4 +1,4 @@
-import CardReaderCore
+@_spi(Timers) import CardReaderCore
 import Logging
 import ReaderProtocol
 
