@@ -103,12 +103,7 @@ extension CardReader {
             Task { await self.run(self.change { $0.finish(id, .failure(.invalidRequest(error.description))) }) }
             return
         }
-        let written = queueWrite(bytes)
-        Task {
-            if case .failure(let error) = await written.value {
-                await self.run(self.change { $0.finish(id, .failure(error)) })
-            }
-        }
+        _ = queueWrite(bytes, failing: id)
     }
 
     /// Writes a frame in packets of the link's size. Frames are written whole, one after
@@ -129,9 +124,15 @@ extension CardReader {
     }
 
     /// Queues `bytes` to be written in packets of the link's size after every write queued
-    /// before; the task says how it went.
-    private func queueWrite(_ bytes: [UInt8]) -> Task<Result<Void, CardReaderError>, Never> {
-        guard let link = machine.openLink?.link else { return Task { .failure(.notConnected) } }
+    /// before; the task says how it went. If it fails, the command `failing` (when given)
+    /// ends with the failure.
+    private func queueWrite(_ bytes: [UInt8], failing command: UInt64? = nil) -> Task<Result<Void, CardReaderError>, Never> {
+        guard let link = machine.openLink?.link else {
+            return Task {
+                if let command { await self.run(self.change { $0.finish(command, .failure(.notConnected)) }) }
+                return .failure(.notConnected)
+            }
+        }
         let previous = writeTail
         let task = Task<Result<Void, CardReaderError>, Never>(executorPreference: link.executor) {
             await previous?.value
@@ -142,6 +143,7 @@ extension CardReader {
                 do throws(LinkError) {
                     try await link.write(packet)
                 } catch {
+                    if let command { await self.run(self.change { $0.finish(command, .failure(.writeFailed(error))) }) }
                     return .failure(.writeFailed(error))
                 }
                 start += size

@@ -6,6 +6,10 @@ extension CardReader {
     func receive(_ item: LinkInbound, generation: UInt64) async {
         switch item {
         case .notification(let bytes):
+            if let channel = machine.transferChannel(generation: generation) {
+                channel.inputs.yield(.bytes(bytes))
+                return
+            }
             await run(change { $0.notificationArrived(bytes, generation: generation, now: timing.elapsed()) })
         case .dropped(let reason):
             await run(change { $0.linkDropped(reason, generation: generation) })

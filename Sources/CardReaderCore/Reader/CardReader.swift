@@ -247,8 +247,20 @@ public actor CardReader {
     private static func readInbound(
         of link: some ReaderLink, generation: UInt64, into reader: CardReader
     ) -> Task<Void, Never> {
-        Task(executorPreference: link.executor) { [weak reader] in
-            for await item in link.inbound {
+        // Most links deliver an AsyncStream: read it as one, specialised, rather than
+        // through the protocol's witnesses once per notification.
+        if let stream = link.inbound as? AsyncStream<LinkInbound> {
+            return read(stream, executor: link.executor, generation: generation, into: reader)
+        }
+        return read(link.inbound, executor: link.executor, generation: generation, into: reader)
+    }
+
+    private static func read(
+        _ inbound: some AsyncSequence<LinkInbound, Never> & Sendable, executor: (any TaskExecutor)?, generation: UInt64,
+        into reader: CardReader
+    ) -> Task<Void, Never> {
+        Task(executorPreference: executor) { [weak reader] in
+            for await item in inbound {
                 await reader?.receive(item, generation: generation)
             }
             await reader?.inboundEnded(generation: generation)

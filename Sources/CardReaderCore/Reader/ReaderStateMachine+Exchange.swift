@@ -83,6 +83,14 @@ extension ReaderStateMachine {
 // MARK: - What the link delivers
 
 extension ReaderStateMachine {
+    /// Where a notification from the link of `generation` goes while the link carries a
+    /// firmware transfer: the update's channel, as it is, with nothing to decide (the one
+    /// path taken for every byte the reader sends during a transfer). Nil otherwise.
+    func transferChannel(generation: UInt64) -> UpdateChannel? {
+        guard case .firmwareTransfer(let open, let channel) = mode, open.generation == generation else { return nil }
+        return channel
+    }
+
     /// A notification from the link of `generation`, at `now`: the firmware transfer's
     /// bytes, or the frame decoder's.
     mutating func notificationArrived(_ bytes: [UInt8], generation: UInt64, now: Duration) -> [ReaderAction] {
