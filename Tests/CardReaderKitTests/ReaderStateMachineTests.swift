@@ -218,11 +218,7 @@ import Testing
     @Test func enterFirmwareUpdatesSuccessTurnsTheLinkOverToTheTransfer() {
         var machine = Self.connected()
         let (channel, inputs) = Self.channel()
-        let firmwareUpdateEntering = machine.firmwareUpdateEntering(channel)
-        #expect(firmwareUpdateEntering)
-        machine.commandSent(id: 1, code: .enterFirmwareUpdate, limit: .seconds(1))
-        _ = Self.deliver(Frame(code: .enterFirmwareUpdate, data: [0x00]), to: &machine)
-        let firmwareUpdateEntered = machine.firmwareUpdateEntered()
+        let firmwareUpdateEntered = Self.enterFirmwareUpdate(&machine, channel, answering: 0x00)
         #expect(firmwareUpdateEntered)
         #expect(Self.names(machine.notificationArrived([0x43], generation: 1, now: .zero)) == ["deliver(bytes 1)"])
         _ = machine.transferEnded(accepted: false)
@@ -234,11 +230,8 @@ import Testing
     @Test func aRefusedEnterLeavesTheLinkCarryingFrames() {
         var machine = Self.connected()
         let (channel, inputs) = Self.channel()
-        let firmwareUpdateEntering = machine.firmwareUpdateEntering(channel)
-        #expect(firmwareUpdateEntering)
-        machine.commandSent(id: 1, code: .enterFirmwareUpdate, limit: .seconds(1))
-        _ = Self.deliver(Frame(code: .enterFirmwareUpdate, data: [0x05]), to: &machine)
-        let firmwareUpdateEntered = machine.firmwareUpdateEntered()
+        // Status 05 (§5): the reader refuses ENTER FIRMWARE UPDATE.
+        let firmwareUpdateEntered = Self.enterFirmwareUpdate(&machine, channel, answering: 0x05)
         #expect(!firmwareUpdateEntered)
         if case .commands = machine.mode {} else { Issue.record("the link should carry frames, not \(machine.mode)") }
         inputs.finish()
@@ -371,12 +364,20 @@ extension ReaderStateMachineTests {
 
     static func transferring(reconnects: Bool) -> ReaderStateMachine {
         var machine = connected(reconnects: reconnects)
-        let (channel, _) = channel()
-        _ = machine.firmwareUpdateEntering(channel)
-        machine.commandSent(id: 1, code: .enterFirmwareUpdate, limit: .seconds(1))
-        _ = deliver(Frame(code: .enterFirmwareUpdate, data: [0x00]), to: &machine)
-        _ = machine.firmwareUpdateEntered()
+        _ = enterFirmwareUpdate(&machine, channel().0, answering: 0x00)
         return machine
+    }
+
+    /// ENTER FIRMWARE UPDATE, sent and answered with `status`: whether the link now carries
+    /// the transfer. Records an issue if the machine would not send it.
+    static func enterFirmwareUpdate(
+        _ machine: inout ReaderStateMachine, _ channel: ReaderStateMachine.UpdateChannel, answering status: UInt8
+    ) -> Bool {
+        let entering = machine.firmwareUpdateEntering(channel)
+        #expect(entering, "ENTER FIRMWARE UPDATE needs a link carrying frames")
+        machine.commandSent(id: 1, code: .enterFirmwareUpdate, limit: .seconds(1))
+        _ = deliver(Frame(code: .enterFirmwareUpdate, data: [status]), to: &machine)
+        return machine.firmwareUpdateEntered()
     }
 
     static func restarting(reconnects: Bool) -> ReaderStateMachine {

@@ -218,19 +218,19 @@ extension ReaderStateMachine {
         case .confirmingRestart:
             let actions = linkEnded(reason: nil)
             mode = .disconnected
-            return actions + [
-                .resolveConnectWaiters(.failure(.notConnected)), .resolveLinkWaiters(false), .endConnection(nil),
-            ]
+            return actions + Self.closedByHost
         case .connecting, .reconnecting, .restarting, .transferInterrupted:
             mode = .disconnected
-            return [
-                .stopOpeningLink, .stopReconnecting,
-                .resolveConnectWaiters(.failure(.notConnected)), .resolveLinkWaiters(false), .endConnection(nil),
-            ]
+            return [.stopOpeningLink, .stopReconnecting] + Self.closedByHost
         case .disconnected, .lost:
             return []
         }
     }
+
+    /// What the host's disconnect ends: waiting connects and commands, and the connection.
+    private static let closedByHost: [ReaderAction] = [
+        .resolveConnectWaiters(.failure(.notConnected)), .resolveLinkWaiters(false), .endConnection(nil),
+    ]
 
     /// The link of `generation` dropped (`reason`), or its inbound stream ended.
     mutating func linkDropped(_ reason: LinkError, generation: UInt64) -> [ReaderAction] {
