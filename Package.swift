@@ -115,7 +115,9 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports),
-        .testTarget(name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport"], swiftSettings: strictImports),
+        .testTarget(
+            name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport"], exclude: ["Help"],
+            swiftSettings: strictImports),
         .testTarget(
             name: "BlueZIntegrationTests",
             dependencies: ["CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport"], swiftSettings: strictImports),

@@ -16,17 +16,60 @@ extension Sequence<UInt8> {
 /// `０２`) are not hex.
 public enum HexText {
     /// Why text is not hex bytes.
-    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        /// A character that is neither a hex digit nor white space.
-        case invalidDigit(Character)
-        /// The digits do not pair up into whole bytes.
-        case oddDigitCount
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+        public var code: Code { storage.code }
 
         /// The offending character or the odd count, e.g. `'G' is not a hex digit`.
-        public var description: String {
-            switch self {
-            case .invalidDigit(let character): "'\(character)' is not a hex digit"
-            case .oddDigitCount: "odd number of hex digits: bytes are two digits each"
+        public var description: String { storage.description }
+
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
+
+        /// A character that is neither a hex digit nor white space.
+        public static func invalidDigit(_ character: Character) -> Self {
+            Self(.invalidDigit(character))
+        }
+
+        /// The digits do not pair up into whole bytes.
+        public static let oddDigitCount = Self(.oddDigitCount)
+
+        /// What is wrong, as a stable identifier (`invalid-digit`).
+        public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(rawValue: String) {
+                self.rawValue = rawValue
+            }
+
+            public var description: String { rawValue }
+
+            /// A character that is neither a hex digit nor white space.
+            public static let invalidDigit = Self(rawValue: "invalid-digit")
+
+            /// The digits do not pair up into whole bytes.
+            public static let oddDigitCount = Self(rawValue: "odd-digit-count")
+        }
+
+        enum Storage: Sendable, Hashable {
+            case invalidDigit(Character)
+            case oddDigitCount
+
+            var code: Code {
+                switch self {
+                case .invalidDigit: .invalidDigit
+                case .oddDigitCount: .oddDigitCount
+                }
+            }
+
+            var description: String {
+                switch self {
+                case .invalidDigit(let character): "'\(character)' is not a hex digit"
+                case .oddDigitCount: "odd number of hex digits: bytes are two digits each"
+                }
             }
         }
     }

@@ -431,13 +431,13 @@ extension ReaderStateMachineTests {
             case .resolveConnectWaiters(.failure(let error)): "resolveConnectWaiters(\(error.identifier))"
             case .countLinkLoss: "countLinkLoss"
             case .countReconnect(let outcome): "countReconnect(\(outcome))"
-            case .lineDamage: "lineDamage"
-            case .frameCutOff: "frameCutOff"
-            case .discarded(let code): "discarded(\(code))"
-            case .malformedEvent: "malformedEvent"
-            case .noAnswerInTime: "noAnswerInTime"
-            case .cancelling: "cancelling"
-            case .restartNotSeen: "restartNotSeen"
+            case .log(.lineDamage): "lineDamage"
+            case .log(.frameCutOff): "frameCutOff"
+            case .log(.discarded(let code)): "discarded(\(code))"
+            case .log(.malformedEvent): "malformedEvent"
+            case .log(.noAnswerInTime): "noAnswerInTime"
+            case .log(.cancelling): "cancelling"
+            case .log(.restartNotSeen): "restartNotSeen"
             }
         }
     }

@@ -10,25 +10,80 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
     /// What failed.
     public var code: Code
     /// The data block the transfer was at (0: the header or the end), when it had started.
-    public var block: Int?
+    public var block: Int? {
+        get { context.block }
+        set { context.block = newValue }
+    }
+
     /// How many times the reader refused that block, for ``Code/tooManyNAKs``.
-    public var attempts: Int?
+    public var attempts: Int? {
+        get { context.attempts }
+        set { context.attempts = newValue }
+    }
+
     /// How long was waited, for ``Code/noAnswer`` and ``Code/readerDidNotReturn``.
-    public var waited: Duration?
+    public var waited: Duration? {
+        get { context.waited }
+        set { context.waited = newValue }
+    }
+
     /// Why the link dropped, for ``Code/linkLost``.
-    public var link: LinkError?
+    public var link: LinkError? {
+        get { context.link }
+        set { context.link = newValue }
+    }
+
     /// The reader's answer to ENTER FIRMWARE UPDATE, for ``Code/refused``.
-    public var readerStatus: ReaderStatus?
+    public var readerStatus: ReaderStatus? {
+        get { context.readerStatus }
+        set { context.readerStatus = newValue }
+    }
+
     /// What is wrong with the image, for ``Code/invalidImage``.
-    public var imageProblem: FirmwareImageError?
+    public var imageProblem: FirmwareImageError? {
+        get { context.imageProblem }
+        set { context.imageProblem = newValue }
+    }
+
     /// The battery GET INFO reported, for ``Code/batteryTooLow``.
-    public var batteryPercent: UInt8?
+    public var batteryPercent: UInt8? {
+        get { context.batteryPercent }
+        set { context.batteryPercent = newValue }
+    }
+
     /// The battery an update needs, for ``Code/batteryTooLow``.
-    public var requiredBatteryPercent: UInt8?
+    public var requiredBatteryPercent: UInt8? {
+        get { context.requiredBatteryPercent }
+        set { context.requiredBatteryPercent = newValue }
+    }
+
     /// The version the image carries, for ``Code/wrongVersion``.
-    public var expectedVersion: String?
+    public var expectedVersion: String? {
+        get { context.expectedVersion }
+        set { context.expectedVersion = newValue }
+    }
+
     /// The version the reader came back on, if it said, for ``Code/wrongVersion``.
-    public var foundVersion: String?
+    public var foundVersion: String? {
+        get { context.foundVersion }
+        set { context.foundVersion = newValue }
+    }
+
+    /// The context, behind one reference: see ``Boxed``.
+    @Boxed private var context = Context()
+
+    private struct Context: Hashable, Sendable {
+        var block: Int?
+        var attempts: Int?
+        var waited: Duration?
+        var link: LinkError?
+        var readerStatus: ReaderStatus?
+        var imageProblem: FirmwareImageError?
+        var batteryPercent: UInt8?
+        var requiredBatteryPercent: UInt8?
+        var expectedVersion: String?
+        var foundVersion: String?
+    }
 
     /// A failure with `code` and no context.
     public init(_ code: Code) {
@@ -151,12 +206,12 @@ extension FirmwareUpdateError {
     }
 
     init(_ error: YModemError) {
-        switch error {
-        case .abortedByReceiver(let block): self = .abortedByReader(block: block)
-        case .tooManyNAKs(let block, let attempts): self = .tooManyNAKs(block: block, attempts: attempts)
-        case .noAnswer(let block, let after): self = .noAnswer(block: block, after: after)
+        switch error.code {
+        case .abortedByReceiver: self = .abortedByReader(block: error.block)
+        case .tooManyNAKs: self = .tooManyNAKs(block: error.block ?? 0, attempts: error.attempts ?? 0)
+        case .noAnswer: self = .noAnswer(block: error.block, after: error.waited ?? .zero)
         case .verificationFailed: self = .verificationFailed
-        case .cancelled(let block): self = .cancelled(block: block)
+        default: self = .cancelled(block: error.block)
         }
     }
 }

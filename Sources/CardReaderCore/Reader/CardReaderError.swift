@@ -21,23 +21,73 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What happened.
     public var code: Code
     /// The command the failure concerns, when there is one.
-    public var command: CommandCode?
+    public var command: CommandCode? {
+        get { context.command }
+        set { context.command = newValue }
+    }
+
     /// The reader's status code behind the failure, when the reader answered with one.
-    public var readerStatus: ReaderStatus?
+    public var readerStatus: ReaderStatus? {
+        get { context.readerStatus }
+        set { context.readerStatus = newValue }
+    }
+
     /// The link's reason: it could not open, dropped, or refused a write.
-    public var link: LinkError?
+    public var link: LinkError? {
+        get { context.link }
+        set { context.link = newValue }
+    }
+
     /// The card's status word, when the card refused an EMV step.
-    public var statusWord: StatusWord?
+    public var statusWord: StatusWord? {
+        get { context.statusWord }
+        set { context.statusWord = newValue }
+    }
+
     /// The firmware update's failure: at which step, and what the reader runs now.
-    public var firmwareUpdate: FirmwareUpdateError?
+    public var firmwareUpdate: FirmwareUpdateError? {
+        get { context.firmwareUpdate }
+        set { context.firmwareUpdate = newValue }
+    }
+
     /// The reader a connection was for, e.g. `VPOS3356-1A2B on hci1`.
-    public var reader: String?
+    public var reader: String? {
+        get { context.reader }
+        set { context.reader = newValue }
+    }
+
     /// How long was waited, for a timeout.
-    public var waited: Duration?
+    public var waited: Duration? {
+        get { context.waited }
+        set { context.waited = newValue }
+    }
+
     /// The answer that did not decode, for ``Code/malformedResponse``.
-    public var decoding: MessageDecodingError?
+    public var decoding: MessageDecodingError? {
+        get { context.decoding }
+        set { context.decoding = newValue }
+    }
+
     /// In words: the request's problem, the EMV step refused, what the card's data lacks.
-    public var detail: String?
+    public var detail: String? {
+        get { context.detail }
+        set { context.detail = newValue }
+    }
+
+    /// The context, behind one reference: see ``Boxed``.
+    @Boxed private var context = Context()
+
+    private struct Context: Hashable, Sendable {
+        var command: CommandCode?
+        var readerStatus: ReaderStatus?
+        var link: LinkError?
+        var statusWord: StatusWord?
+        var firmwareUpdate: FirmwareUpdateError?
+        var reader: String?
+        var waited: Duration?
+        var decoding: MessageDecodingError?
+        var detail: String?
+    }
 
     /// An error with `code` and no context; the static members below add what each code carries.
     public init(_ code: Code) {

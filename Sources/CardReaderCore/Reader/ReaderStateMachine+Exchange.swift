@@ -24,7 +24,7 @@ extension ReaderStateMachine {
         var actions = cutOffStaleFrame(now: now)
         guard case .awaitingAnswer(let current) = exchange, current.id == id else { return actions }
         let error: CardReaderError = current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: current.limit)
-        actions.append(.noAnswerInTime(current.code, limit: current.limit))
+        actions.append(.log(.noAnswerInTime(current.code, limit: current.limit)))
         actions += finish(id, .failure(error))
         if !current.cancelRequested { actions.append(.sendCancel) }
         return actions
@@ -39,7 +39,7 @@ extension ReaderStateMachine {
         exchange = .awaitingAnswer(current)
         return [
             .cancelTimer(.answerOverdue(id)), .schedule(.answerOverdue(id), at: now + current.limit),
-            .cancelling(current.code), .sendCancel,
+            .log(.cancelling(current.code)), .sendCancel,
         ]
     }
 
@@ -117,13 +117,13 @@ extension ReaderStateMachine {
         guard decoder.hasIncompleteFrame, now >= cutOffDue else { return [] }
         var events: [FrameDecoder.Event] = []
         decoder.finish { events.append($0) }
-        return [.frameCutOff] + events.flatMap { handle($0) }
+        return [.log(.frameCutOff)] + events.flatMap { handle($0) }
     }
 
     private mutating func handle(_ event: FrameDecoder.Event) -> [ReaderAction] {
         switch event {
         case .frame(let frame, _): route(frame)
-        case .damage(let damage): [.lineDamage(damage)]
+        case .damage(let damage): [.log(.lineDamage(damage))]
         }
     }
 
@@ -137,7 +137,7 @@ extension ReaderStateMachine {
                 if case .batteryLow(let percent) = event { actions.append(.recordBattery(percent)) }
                 return actions + [.broadcast(CardReaderEvent(event))]
             } catch {
-                return [.malformedEvent(error)]
+                return [.log(.malformedEvent(error))]
             }
         }
         if frame.code == .cancel, unansweredCancels > 0 {
@@ -147,7 +147,7 @@ extension ReaderStateMachine {
             return [.settleCancels(waiter, settled: true)]
         }
         guard case .awaitingAnswer(let current) = exchange, frame.code == current.code else {
-            return [.discarded(frame.code)]
+            return [.log(.discarded(frame.code))]
         }
         if current.cancelRequested { return finish(current.id, .failure(.cancelled)) }
         do {

@@ -55,7 +55,7 @@ extension ReaderStateMachine {
     /// it, and the update connects again as after a restart.
     mutating func restartOverdue() -> [ReaderAction] {
         guard case .awaitingRestart = mode else { return [] }
-        return [.restartNotSeen] + linkEnded(reason: nil)
+        return [.log(.restartNotSeen)] + linkEnded(reason: nil)
     }
 
     /// The update makes connection attempt `attempt` to the restarted reader; false if the

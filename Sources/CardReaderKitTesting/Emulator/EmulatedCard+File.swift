@@ -168,8 +168,7 @@ private struct CardDocument: Decodable {
         do {
             _ = try AnswerToReset(bytes: atr)
         } catch {
-            if case .malformedATR(let reason) = error { throw .invalidATR(reason) }
-            throw .invalidATR(error.description)
+            throw .invalidATR(error.reason ?? error.description)
         }
         guard !document.applications.isEmpty else {
             throw .invalidValue(field: "chip.applications", rule: "a chip needs at least one application")

@@ -27,7 +27,7 @@ extension EmulatedReader {
         }
         switch command {
         case .success(let command): execute(command, frame: frame)
-        case .failure(.unknownCommand): answer(code, .unknownCommand)
+        case .failure(let error) where error.code == .unknownCommand: answer(code, .unknownCommand)
         case .failure: answer(code, .invalidParameter)
         }
     }

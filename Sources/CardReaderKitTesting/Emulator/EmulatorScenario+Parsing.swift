@@ -53,15 +53,69 @@ public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConv
     public var problem: Problem
 
     /// What is wrong with a step.
-    public enum Problem: Sendable, Hashable {
+    public struct Problem: Sendable, Hashable {
+        /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+        public var code: Code { storage.code }
+
+
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
+
         /// No step has this name.
-        case unknownStep
+        public static let unknownStep = Self(.unknownStep)
+
         /// The step needs `=value`.
-        case missingValue
+        public static let missingValue = Self(.missingValue)
+
         /// The step takes no value.
-        case unexpectedValue
+        public static let unexpectedValue = Self(.unexpectedValue)
+
         /// The value is not what the step takes.
-        case invalidValue(expected: String)
+        public static func invalidValue(expected: String) -> Self {
+            Self(.invalidValue(expected: expected))
+        }
+
+        /// What is wrong, as a stable identifier (`unknown-step`), as in `readerctl --json`.
+        public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(rawValue: String) {
+                self.rawValue = rawValue
+            }
+
+            public var description: String { rawValue }
+
+            /// No step has this name.
+            public static let unknownStep = Self(rawValue: "unknown-step")
+
+            /// The step needs `=value`.
+            public static let missingValue = Self(rawValue: "missing-value")
+
+            /// The step takes no value.
+            public static let unexpectedValue = Self(rawValue: "unexpected-value")
+
+            /// The value is not what the step takes.
+            public static let invalidValue = Self(rawValue: "invalid-value")
+        }
+
+        enum Storage: Sendable, Hashable {
+            case unknownStep
+            case missingValue
+            case unexpectedValue
+            case invalidValue(expected: String)
+
+            var code: Code {
+                switch self {
+                case .unknownStep: .unknownStep
+                case .missingValue: .missingValue
+                case .unexpectedValue: .unexpectedValue
+                case .invalidValue: .invalidValue
+                }
+            }
+        }
     }
 
     /// A `problem` with the step `step`, as written.
@@ -72,7 +126,7 @@ public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConv
 
     /// The step as written and what is wrong, e.g. `scenario step 'swipe-after' needs a value (name=value)`.
     public var description: String {
-        switch problem {
+        switch problem.storage {
         case .unknownStep: "unknown scenario step '\(step)'"
         case .missingValue: "scenario step '\(step)' needs a value (name=value)"
         case .unexpectedValue: "scenario step '\(step)' takes no value"

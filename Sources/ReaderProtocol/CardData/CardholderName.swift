@@ -57,19 +57,64 @@ extension CardholderName: CustomStringConvertible, CustomDebugStringConvertible,
 }
 
 /// Why a value is not a track 1 cardholder name.
-public enum CardholderNameError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Not 2 to 26 characters; carries the number found.
-    case invalidLength(Int)
-    /// The character at this position (from 0) is outside the track 1 character set or is `^`.
-    case illegalCharacter(offset: Int)
+public struct CardholderNameError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// The length found or the offending position, never the name's characters.
-    public var description: String {
-        switch self {
-        case .invalidLength(let count):
-            "cardholder name has \(count) characters; ISO/IEC 7813 allows \(CardholderName.minimumLength)–\(CardholderName.maximumLength)"
-        case .illegalCharacter(let offset):
-            "cardholder name character at offset \(offset) is not allowed on track 1"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Not 2 to 26 characters; carries the number found.
+    public static func invalidLength(_ count: Int) -> Self {
+        Self(.invalidLength(count))
+    }
+
+    /// The character at this position (from 0) is outside the track 1 character set or is `^`.
+    public static func illegalCharacter(offset: Int) -> Self {
+        Self(.illegalCharacter(offset: offset))
+    }
+
+    /// What is wrong, as a stable identifier (`invalid-length`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// Not 2 to 26 characters; carries the number found.
+        public static let invalidLength = Self(rawValue: "invalid-length")
+
+        /// The character at this position (from 0) is outside the track 1 character set or is `^`.
+        public static let illegalCharacter = Self(rawValue: "illegal-character")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case invalidLength(Int)
+        case illegalCharacter(offset: Int)
+
+        var code: Code {
+            switch self {
+            case .invalidLength: .invalidLength
+            case .illegalCharacter: .illegalCharacter
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .invalidLength(let count):
+                "cardholder name has \(count) characters; ISO/IEC 7813 allows \(CardholderName.minimumLength)–\(CardholderName.maximumLength)"
+            case .illegalCharacter(let offset):
+                "cardholder name character at offset \(offset) is not allowed on track 1"
+            }
         }
     }
 }

@@ -56,20 +56,71 @@ extension ExpiryDate: CustomStringConvertible {
 }
 
 /// Why a value is not an expiry date.
-public enum ExpiryDateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `YYMM` is not exactly four ASCII digits.
-    case notFourDigits
-    /// The month is not 1–12.
-    case monthOutOfRange(Int)
-    /// The year is not 2000–2099.
-    case yearOutOfRange(Int)
+public struct ExpiryDateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// What is wrong, e.g. `expiry month 13 is not 01–12`.
-    public var description: String {
-        switch self {
-        case .notFourDigits: "expiry date is not four digits YYMM"
-        case .monthOutOfRange(let month): "expiry month \(month) is not 01–12"
-        case .yearOutOfRange(let year): "expiry year \(year) is not 2000–2099"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// `YYMM` is not exactly four ASCII digits.
+    public static let notFourDigits = Self(.notFourDigits)
+
+    /// The month is not 1–12.
+    public static func monthOutOfRange(_ month: Int) -> Self {
+        Self(.monthOutOfRange(month))
+    }
+
+    /// The year is not 2000–2099.
+    public static func yearOutOfRange(_ year: Int) -> Self {
+        Self(.yearOutOfRange(year))
+    }
+
+    /// What is wrong, as a stable identifier (`not-four-digits`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// `YYMM` is not exactly four ASCII digits.
+        public static let notFourDigits = Self(rawValue: "not-four-digits")
+
+        /// The month is not 1–12.
+        public static let monthOutOfRange = Self(rawValue: "month-out-of-range")
+
+        /// The year is not 2000–2099.
+        public static let yearOutOfRange = Self(rawValue: "year-out-of-range")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case notFourDigits
+        case monthOutOfRange(Int)
+        case yearOutOfRange(Int)
+
+        var code: Code {
+            switch self {
+            case .notFourDigits: .notFourDigits
+            case .monthOutOfRange: .monthOutOfRange
+            case .yearOutOfRange: .yearOutOfRange
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .notFourDigits: "expiry date is not four digits YYMM"
+            case .monthOutOfRange(let month): "expiry month \(month) is not 01–12"
+            case .yearOutOfRange(let year): "expiry year \(year) is not 2000–2099"
+            }
         }
     }
 }

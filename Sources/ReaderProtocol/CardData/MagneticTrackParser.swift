@@ -55,7 +55,7 @@ struct MagneticTrackParser {
         do {
             return try PrimaryAccountNumber(digits: SensitiveBytes(bytes[range]))
         } catch {
-            switch error {
+            switch error.storage {
             case .invalidLength(let count): throw failure(.invalidPANLength(count))
             case .nonDigit(let offset): throw failure(.nonDigitInPAN(offset: range.lowerBound + offset))
             }

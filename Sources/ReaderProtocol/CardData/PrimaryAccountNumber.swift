@@ -82,19 +82,64 @@ extension PrimaryAccountNumber: CustomStringConvertible, CustomDebugStringConver
 }
 
 /// Why a digit string is not a PAN.
-public enum PrimaryAccountNumberError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Not 8 to 19 digits; carries the number of digits found.
-    case invalidLength(Int)
-    /// The character at this position (from 0) is not a decimal digit.
-    case nonDigit(offset: Int)
+public struct PrimaryAccountNumberError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// The digit count found or the offending position, never the digits.
-    public var description: String {
-        switch self {
-        case .invalidLength(let count):
-            "PAN has \(count) digits; ISO/IEC 7812-1 allows \(PrimaryAccountNumber.minimumLength)–\(PrimaryAccountNumber.maximumLength)"
-        case .nonDigit(let offset):
-            "PAN character at offset \(offset) is not a decimal digit"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Not 8 to 19 digits; carries the number of digits found.
+    public static func invalidLength(_ count: Int) -> Self {
+        Self(.invalidLength(count))
+    }
+
+    /// The character at this position (from 0) is not a decimal digit.
+    public static func nonDigit(offset: Int) -> Self {
+        Self(.nonDigit(offset: offset))
+    }
+
+    /// What is wrong, as a stable identifier (`invalid-length`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// Not 8 to 19 digits; carries the number of digits found.
+        public static let invalidLength = Self(rawValue: "invalid-length")
+
+        /// The character at this position (from 0) is not a decimal digit.
+        public static let nonDigit = Self(rawValue: "non-digit")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case invalidLength(Int)
+        case nonDigit(offset: Int)
+
+        var code: Code {
+            switch self {
+            case .invalidLength: .invalidLength
+            case .nonDigit: .nonDigit
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .invalidLength(let count):
+                "PAN has \(count) digits; ISO/IEC 7812-1 allows \(PrimaryAccountNumber.minimumLength)–\(PrimaryAccountNumber.maximumLength)"
+            case .nonDigit(let offset):
+                "PAN character at offset \(offset) is not a decimal digit"
+            }
         }
     }
 }

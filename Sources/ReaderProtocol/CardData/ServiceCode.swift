@@ -115,10 +115,45 @@ extension ServiceCode: CustomStringConvertible {
 }
 
 /// Why a value is not a service code.
-public enum ServiceCodeError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The value is not exactly three ASCII digits.
-    case notThreeDigits
+public struct ServiceCodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// Always `service code is not three digits`; never the value.
-    public var description: String { "service code is not three digits" }
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The value is not exactly three ASCII digits.
+    public static let notThreeDigits = Self(.notThreeDigits)
+
+    /// What is wrong, as a stable identifier (`not-three-digits`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// The value is not exactly three ASCII digits.
+        public static let notThreeDigits = Self(rawValue: "not-three-digits")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case notThreeDigits
+
+        var code: Code {
+            switch self {
+            case .notThreeDigits: .notThreeDigits
+            }
+        }
+
+        var description: String { "service code is not three digits" }
+    }
 }

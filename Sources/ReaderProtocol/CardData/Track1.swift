@@ -53,7 +53,7 @@ public struct Track1: Sendable, Hashable {
         do {
             cardholderName = try CardholderName(characters: SensitiveBytes(bytes[panEnd + 1..<nameEnd]))
         } catch {
-            switch error {
+            switch error.storage {
             case .invalidLength(let count):
                 throw MagneticTrackError(track: 1, problem: .invalidNameLength(count))
             case .illegalCharacter(let offset):

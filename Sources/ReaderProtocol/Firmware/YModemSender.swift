@@ -324,7 +324,7 @@ public struct YModemSender: Sendable {
             return nextDataBlock()
         }
         guard attempts < configuration.attemptsPerBlock else {
-            if case .tooManyNAKs(let block, _) = failure {
+            if case .tooManyNAKs(let block, _) = failure.storage {
                 return fail(.tooManyNAKs(block: block, attempts: attempts), sending: [YModem.can, YModem.can])
             }
             return fail(failure, sending: [YModem.can, YModem.can])

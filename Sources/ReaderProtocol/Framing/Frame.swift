@@ -69,15 +69,52 @@ extension Frame: CustomStringConvertible, CustomDebugStringConvertible, CustomRe
 }
 
 /// Why a frame could not be encoded.
-public enum FrameEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// DATA is longer than the profile allows.
-    case dataTooLong(length: Int, maximum: Int)
+public struct FrameEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// DATA's length and the profile's maximum, e.g. `frame DATA of 2000 bytes exceeds the reader's maximum of 1024`.
-    public var description: String {
-        switch self {
-        case .dataTooLong(let length, let maximum):
-            "frame DATA of \(length) bytes exceeds the reader's maximum of \(maximum)"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// DATA is longer than the profile allows.
+    public static func dataTooLong(length: Int, maximum: Int) -> Self {
+        Self(.dataTooLong(length: length, maximum: maximum))
+    }
+
+    /// What is wrong, as a stable identifier (`data-too-long`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// DATA is longer than the profile allows.
+        public static let dataTooLong = Self(rawValue: "data-too-long")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case dataTooLong(length: Int, maximum: Int)
+
+        var code: Code {
+            switch self {
+            case .dataTooLong: .dataTooLong
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .dataTooLong(let length, let maximum):
+                "frame DATA of \(length) bytes exceeds the reader's maximum of \(maximum)"
+            }
         }
     }
 }

@@ -96,28 +96,94 @@ public struct BTSnoopFile: Sendable {
 }
 
 /// Why a capture could not be read.
-public enum BTSnoopError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes do not start with the btsnoop signature.
-    case notBTSnoop
-    /// The header's version is not 1; carries the version found.
-    case unsupportedVersion(UInt32)
-    /// The header's datalink type is none of 1001, 1002, 2001; carries the type found.
-    case unsupportedLinkType(UInt32)
-    /// The file ends inside the record with this 1-based number.
-    case truncatedRecord(Int)
-    /// The capture has no discovery of the reader's TX and RX characteristics, so its
-    /// writes and notifications cannot be attributed.
-    case readerCharacteristicsNotDiscovered
+public struct BTSnoopError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// What is wrong with the capture, and for an undiscovered reader what to do about it.
-    public var description: String {
-        switch self {
-        case .notBTSnoop: "not a btsnoop capture (no 'btsnoop' signature)"
-        case .unsupportedVersion(let version): "btsnoop version \(version) is not supported (only 1)"
-        case .unsupportedLinkType(let type): "btsnoop link type \(type) is not supported (1001, 1002, 2001)"
-        case .truncatedRecord(let number): "record \(number) is cut short"
-        case .readerCharacteristicsNotDiscovered:
-            "the capture holds no GATT discovery of the reader's TX and RX characteristics (was the GATT database cached? remove the device in BlueZ and capture a fresh connection)"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The bytes do not start with the btsnoop signature.
+    public static let notBTSnoop = Self(.notBTSnoop)
+
+    /// The header's version is not 1; carries the version found.
+    public static func unsupportedVersion(_ version: UInt32) -> Self {
+        Self(.unsupportedVersion(version))
+    }
+
+    /// The header's datalink type is none of 1001, 1002, 2001; carries the type found.
+    public static func unsupportedLinkType(_ linkType: UInt32) -> Self {
+        Self(.unsupportedLinkType(linkType))
+    }
+
+    /// The file ends inside the record with this 1-based number.
+    public static func truncatedRecord(_ record: Int) -> Self {
+        Self(.truncatedRecord(record))
+    }
+
+    /// The capture has no discovery of the reader's TX and RX characteristics, so its
+    /// writes and notifications cannot be attributed.
+    public static let readerCharacteristicsNotDiscovered = Self(.readerCharacteristicsNotDiscovered)
+
+    /// What is wrong, as a stable identifier (`not-btsnoop`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// The bytes do not start with the btsnoop signature.
+        public static let notBTSnoop = Self(rawValue: "not-btsnoop")
+
+        /// The header's version is not 1; carries the version found.
+        public static let unsupportedVersion = Self(rawValue: "unsupported-version")
+
+        /// The header's datalink type is none of 1001, 1002, 2001; carries the type found.
+        public static let unsupportedLinkType = Self(rawValue: "unsupported-link-type")
+
+        /// The file ends inside the record with this 1-based number.
+        public static let truncatedRecord = Self(rawValue: "truncated-record")
+
+        /// The capture has no discovery of the reader's TX and RX characteristics, so its
+        /// writes and notifications cannot be attributed.
+        public static let readerCharacteristicsNotDiscovered = Self(rawValue: "reader-characteristics-not-discovered")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case notBTSnoop
+        case unsupportedVersion(UInt32)
+        case unsupportedLinkType(UInt32)
+        case truncatedRecord(Int)
+        case readerCharacteristicsNotDiscovered
+
+        var code: Code {
+            switch self {
+            case .notBTSnoop: .notBTSnoop
+            case .unsupportedVersion: .unsupportedVersion
+            case .unsupportedLinkType: .unsupportedLinkType
+            case .truncatedRecord: .truncatedRecord
+            case .readerCharacteristicsNotDiscovered: .readerCharacteristicsNotDiscovered
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .notBTSnoop: "not a btsnoop capture (no 'btsnoop' signature)"
+            case .unsupportedVersion(let version): "btsnoop version \(version) is not supported (only 1)"
+            case .unsupportedLinkType(let type): "btsnoop link type \(type) is not supported (1001, 1002, 2001)"
+            case .truncatedRecord(let number): "record \(number) is cut short"
+            case .readerCharacteristicsNotDiscovered:
+                "the capture holds no GATT discovery of the reader's TX and RX characteristics (was the GATT database cached? remove the device in BlueZ and capture a fresh connection)"
+            }
         }
     }
 }

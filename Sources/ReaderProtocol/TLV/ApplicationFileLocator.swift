@@ -74,45 +74,151 @@ public struct ApplicationFileLocator: Sendable, Hashable {
 }
 
 /// Why bytes are not a valid Application File Locator.
-public enum ApplicationFileLocatorError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ApplicationFileLocatorError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
+
+    /// What is wrong and where, e.g. `AFL entry 1 at offset 4: first record 0 is outside 1…255`.
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
     /// The AFL has this many bytes, not a multiple of 4.
-    case lengthNotMultipleOfFour(Int)
+    public static func lengthNotMultipleOfFour(_ count: Int) -> Self {
+        Self(.lengthNotMultipleOfFour(count))
+    }
+
     /// The entry with this index (from 0), starting at this byte offset, is invalid.
-    case invalidEntry(index: Int, offset: Int, problem: EntryProblem)
+    public static func invalidEntry(index: Int, offset: Int, problem: EntryProblem) -> Self {
+        Self(.invalidEntry(index: index, offset: offset, problem: problem))
+    }
 
     /// What is wrong with one AFL entry.
-    public enum EntryProblem: Error, Sendable, Hashable, CustomStringConvertible {
-        /// The SFI is 0 or 31.
-        case shortFileIdentifierOutOfRange(Int)
-        /// The first record is 0 (or above 255).
-        case firstRecordOutOfRange(Int)
-        /// The last record is before the first (or above 255).
-        case lastRecordOutOfRange(first: Int, last: Int)
-        /// More records take part in offline data authentication than the entry names.
-        case tooManyOfflineAuthenticationRecords(count: Int, recordsInEntry: Int)
+    public struct EntryProblem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+        public var code: Code { storage.code }
 
         /// The value out of range and its allowed range, e.g. `SFI 31 is outside 1…30`.
-        public var description: String {
-            switch self {
-            case .shortFileIdentifierOutOfRange(let sfi):
-                "SFI \(sfi) is outside 1…30"
-            case .firstRecordOutOfRange(let first):
-                "first record \(first) is outside 1…255"
-            case .lastRecordOutOfRange(let first, let last):
-                "last record \(last) is outside \(first)…255"
-            case .tooManyOfflineAuthenticationRecords(let count, let records):
-                "\(count) records for offline data authentication, but the entry names only \(records)"
+        public var description: String { storage.description }
+
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
+
+        /// The SFI is 0 or 31.
+        public static func shortFileIdentifierOutOfRange(_ sfi: Int) -> Self {
+            Self(.shortFileIdentifierOutOfRange(sfi))
+        }
+
+        /// The first record is 0 (or above 255).
+        public static func firstRecordOutOfRange(_ first: Int) -> Self {
+            Self(.firstRecordOutOfRange(first))
+        }
+
+        /// The last record is before the first (or above 255).
+        public static func lastRecordOutOfRange(first: Int, last: Int) -> Self {
+            Self(.lastRecordOutOfRange(first: first, last: last))
+        }
+
+        /// More records take part in offline data authentication than the entry names.
+        public static func tooManyOfflineAuthenticationRecords(count: Int, recordsInEntry: Int) -> Self {
+            Self(.tooManyOfflineAuthenticationRecords(count: count, recordsInEntry: recordsInEntry))
+        }
+
+        /// What is wrong, as a stable identifier (`short-file-identifier-out-of-range`).
+        public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(rawValue: String) {
+                self.rawValue = rawValue
+            }
+
+            public var description: String { rawValue }
+
+            /// The SFI is 0 or 31.
+            public static let shortFileIdentifierOutOfRange = Self(rawValue: "short-file-identifier-out-of-range")
+
+            /// The first record is 0 (or above 255).
+            public static let firstRecordOutOfRange = Self(rawValue: "first-record-out-of-range")
+
+            /// The last record is before the first (or above 255).
+            public static let lastRecordOutOfRange = Self(rawValue: "last-record-out-of-range")
+
+            /// More records take part in offline data authentication than the entry names.
+            public static let tooManyOfflineAuthenticationRecords = Self(rawValue: "too-many-offline-authentication-records")
+        }
+
+        enum Storage: Sendable, Hashable {
+            case shortFileIdentifierOutOfRange(Int)
+            case firstRecordOutOfRange(Int)
+            case lastRecordOutOfRange(first: Int, last: Int)
+            case tooManyOfflineAuthenticationRecords(count: Int, recordsInEntry: Int)
+
+            var code: Code {
+                switch self {
+                case .shortFileIdentifierOutOfRange: .shortFileIdentifierOutOfRange
+                case .firstRecordOutOfRange: .firstRecordOutOfRange
+                case .lastRecordOutOfRange: .lastRecordOutOfRange
+                case .tooManyOfflineAuthenticationRecords: .tooManyOfflineAuthenticationRecords
+                }
+            }
+
+            var description: String {
+                switch self {
+                case .shortFileIdentifierOutOfRange(let sfi):
+                    "SFI \(sfi) is outside 1…30"
+                case .firstRecordOutOfRange(let first):
+                    "first record \(first) is outside 1…255"
+                case .lastRecordOutOfRange(let first, let last):
+                    "last record \(last) is outside \(first)…255"
+                case .tooManyOfflineAuthenticationRecords(let count, let records):
+                    "\(count) records for offline data authentication, but the entry names only \(records)"
+                }
             }
         }
     }
 
-    /// What is wrong and where, e.g. `AFL entry 1 at offset 4: first record 0 is outside 1…255`.
-    public var description: String {
-        switch self {
-        case .lengthNotMultipleOfFour(let count):
-            "AFL has \(count) bytes, not a multiple of 4"
-        case .invalidEntry(let index, let offset, let problem):
-            "AFL entry \(index) at offset \(offset): \(problem)"
+    /// What is wrong, as a stable identifier (`length-not-multiple-of-four`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// The AFL has this many bytes, not a multiple of 4.
+        public static let lengthNotMultipleOfFour = Self(rawValue: "length-not-multiple-of-four")
+
+        /// The entry with this index (from 0), starting at this byte offset, is invalid.
+        public static let invalidEntry = Self(rawValue: "invalid-entry")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case lengthNotMultipleOfFour(Int)
+        case invalidEntry(index: Int, offset: Int, problem: EntryProblem)
+
+        var code: Code {
+            switch self {
+            case .lengthNotMultipleOfFour: .lengthNotMultipleOfFour
+            case .invalidEntry: .invalidEntry
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .lengthNotMultipleOfFour(let count):
+                "AFL has \(count) bytes, not a multiple of 4"
+            case .invalidEntry(let index, let offset, let problem):
+                "AFL entry \(index) at offset \(offset): \(problem)"
+            }
         }
     }
 }

@@ -119,7 +119,7 @@ public struct BERTLV: Sendable, Hashable {
                 objects.append(BERTLV(tag: tag, children: children))
             } catch {
                 // Name the innermost constructed object whose value fails; its ancestors pass it on.
-                if case .malformedConstructedValue = error { throw error }
+                if case .malformedConstructedValue = error.storage { throw error }
                 throw .malformedConstructedValue(tag: tag, offset: start, reason: error)
             }
         }

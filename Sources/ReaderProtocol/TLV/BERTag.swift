@@ -20,7 +20,7 @@ public struct BERTag: Sendable, Hashable {
         case .success(let read):
             guard read.next == array.count else { throw .trailingBytes(array.count - read.next) }
             self = read.tag
-        case .failure(.tagTooLong):
+        case .failure(let error) where error.code == .tagTooLong:
             throw .tooLong
         case .failure:
             throw array.isEmpty ? .empty : .truncated
@@ -99,23 +99,78 @@ extension BERTag: CustomStringConvertible {
 }
 
 /// Why bytes are not one well-formed BER tag.
-public enum BERTagError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No bytes.
-    case empty
-    /// The last byte announces another byte (bit 8 set, or a first byte with low 5 bits all 1).
-    case truncated
-    /// More than ``BERTag/maximumLength`` bytes.
-    case tooLong
-    /// This many bytes follow a complete tag.
-    case trailingBytes(Int)
+public struct BERTagError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Code { storage.code }
 
     /// What is wrong with the bytes, e.g. `tag is longer than 4 bytes`.
-    public var description: String {
-        switch self {
-        case .empty: "tag has no bytes"
-        case .truncated: "tag ends where its last byte announces another"
-        case .tooLong: "tag is longer than \(BERTag.maximumLength) bytes"
-        case .trailingBytes(let count): "\(count) bytes follow a complete tag"
+    public var description: String { storage.description }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// No bytes.
+    public static let empty = Self(.empty)
+
+    /// The last byte announces another byte (bit 8 set, or a first byte with low 5 bits all 1).
+    public static let truncated = Self(.truncated)
+
+    /// More than ``BERTag/maximumLength`` bytes.
+    public static let tooLong = Self(.tooLong)
+
+    /// This many bytes follow a complete tag.
+    public static func trailingBytes(_ count: Int) -> Self {
+        Self(.trailingBytes(count))
+    }
+
+    /// What is wrong, as a stable identifier (`empty`).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// No bytes.
+        public static let empty = Self(rawValue: "empty")
+
+        /// The last byte announces another byte (bit 8 set, or a first byte with low 5 bits all 1).
+        public static let truncated = Self(rawValue: "truncated")
+
+        /// More than ``BERTag/maximumLength`` bytes.
+        public static let tooLong = Self(rawValue: "too-long")
+
+        /// This many bytes follow a complete tag.
+        public static let trailingBytes = Self(rawValue: "trailing-bytes")
+    }
+
+    enum Storage: Sendable, Hashable {
+        case empty
+        case truncated
+        case tooLong
+        case trailingBytes(Int)
+
+        var code: Code {
+            switch self {
+            case .empty: .empty
+            case .truncated: .truncated
+            case .tooLong: .tooLong
+            case .trailingBytes: .trailingBytes
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .empty: "tag has no bytes"
+            case .truncated: "tag ends where its last byte announces another"
+            case .tooLong: "tag is longer than \(BERTag.maximumLength) bytes"
+            case .trailingBytes(let count): "\(count) bytes follow a complete tag"
+            }
         }
     }
 }

@@ -51,11 +51,7 @@ import Testing
         var damaged = fixture
         damaged[100] ^= 0x01
         let error = #expect(throws: FirmwareImageError.self) { try FirmwareImage(bytes: damaged) }
-        guard case .crcMismatch(let stored, _) = error else {
-            Issue.record("expected a CRC mismatch, got \(String(describing: error))")
-            return
-        }
-        #expect(stored == 0x6F01_BC51)
+        #expect(error?.code == .crcMismatch)
         #expect(error?.description.contains("0x6F01BC51") == true)
         var binaryModel = fixture
         binaryModel[6] = 0x00
