@@ -28,4 +28,18 @@ import CardReaderKitTesting
             try await ManualClock().waitForSleepers(atLeast: 1, within: .milliseconds(50))
         }
     }
+
+    @Test func aSleeperOutsideTheWindowIsReportedAsMissing() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        try await clock.waitForSleepers(atLeast: 1)
+        let missing = await #expect(throws: ManualClock.SleepersMissing.self) {
+            try await clock.waitForSleepers(atLeast: 1, dueWithin: .seconds(2), within: .milliseconds(50))
+        }
+        // One task sleeps, due at t+5 s: outside the window t+0…t+2 s the test asked for.
+        #expect(missing?.present == 0)
+        #expect(missing?.asleep == 1)
+        #expect(missing?.description.contains("found 0 (1 asleep in all)") == true)
+        sleeper.cancel()
+    }
 }

@@ -218,32 +218,15 @@ final class DBusDispatchLoop: @unchecked Sendable {
 
     private func run(_ target: DBusConnectTarget, onReady: (Result<DBusConnectInfo, DBusError>) -> Void) {
         thread.withLock { $0 = pthread_self() }
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        defer { dbus_error_free(&error) }
-
-        var opened: OpaquePointer?
-        switch target {
-        case .systemBus:
-            opened = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
-        case .address(let address):
-            opened = dbus_connection_open_private(address, &error)
-            if let connection = opened {
-                dbus_connection_set_exit_on_disconnect(connection, 0)
-                if dbus_bus_register(connection, &error) == 0 {
-                    dbus_connection_close(connection)
-                    dbus_connection_unref(connection)
-                    opened = nil
-                }
-            }
-        }
-        guard let connection = opened else {
-            let name = error.name.map { String(cString: $0) } ?? "unknown"
-            let message = error.message.map { String(cString: $0) } ?? ""
-            let reason = "\(name): \(message)"
+        let connection: OpaquePointer
+        switch Self.open(target) {
+        case .success(let opened):
+            connection = opened
+        case .failure(let failure):
+            let reason = "\(failure.name): \(failure.message)"
             logger.debug("D-Bus connect failed: \(reason)")
             terminate(reason: reason)
-            onReady(.failure(.connectionFailed(name: name, message: message)))
+            onReady(.failure(.connectionFailed(name: failure.name, message: failure.message)))
             return
         }
         dbus_connection_set_exit_on_disconnect(connection, 0)
@@ -277,6 +260,40 @@ final class DBusDispatchLoop: @unchecked Sendable {
         closeConnection()
         failEverything(reason: reason)
         terminate(reason: reason)
+    }
+
+    /// libdbus's error when a connection cannot be opened.
+    private struct OpenFailure: Error {
+        var name: String
+        var message: String
+    }
+
+    /// A private connection to `target`, registered with the bus.
+    private static func open(_ target: DBusConnectTarget) -> Result<OpaquePointer, OpenFailure> {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        var opened: OpaquePointer?
+        switch target {
+        case .systemBus:
+            opened = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
+        case .address(let address):
+            opened = dbus_connection_open_private(address, &error)
+            if let connection = opened {
+                dbus_connection_set_exit_on_disconnect(connection, 0)
+                if dbus_bus_register(connection, &error) == 0 {
+                    dbus_connection_close(connection)
+                    dbus_connection_unref(connection)
+                    opened = nil
+                }
+            }
+        }
+        guard let connection = opened else {
+            return .failure(OpenFailure(
+                name: error.name.map { String(cString: $0) } ?? "unknown",
+                message: error.message.map { String(cString: $0) } ?? ""))
+        }
+        return .success(connection)
     }
 
     private func loop(connection: OpaquePointer, socket: Int32) -> String {

@@ -25,10 +25,19 @@ public final class ManualClock: Clock, Sendable {
     public struct SleepersMissing: Error, CustomStringConvertible {
         /// How many sleepers the test waited for.
         public var expected: Int
-        /// How many matching sleepers there were when the real-time limit passed.
+        /// How many sleepers due in the window the test named were there when the real-time
+        /// limit passed (all of them, when it named none).
         public var present: Int
-        /// Both counts, e.g. `expected 1 sleeper(s) on the manual clock, found 0`.
-        public var description: String { "expected \(expected) sleeper(s) on the manual clock, found \(present)" }
+        /// How many tasks slept on the clock then, due in the window or not.
+        public var asleep: Int
+        /// The window the sleepers had to be due in, e.g. `due t+2.0 seconds…t+2.0 seconds`; nil when the test named none.
+        public var window: String?
+
+        /// The counts, e.g. `expected 1 sleeper(s) due t+2.0 seconds…t+2.0 seconds on the manual clock, found 0 (1 asleep in all)`.
+        public var description: String {
+            let due = window.map { " \($0)" } ?? ""
+            return "expected \(expected) sleeper(s)\(due) on the manual clock, found \(present) (\(asleep) asleep in all)"
+        }
     }
 
     private struct Sleeper {
@@ -166,6 +175,10 @@ public final class ManualClock: Clock, Sendable {
             group.cancelAll()
             return first
         }
-        if !reached { throw SleepersMissing(expected: count, present: sleeperCount) }
+        guard !reached else { return }
+        let (present, asleep) = state.withLock { ($0.sleeperCount(dueFrom: from, by: deadline), $0.sleepers.count) }
+        let window: String? = from == nil && deadline == nil
+            ? nil : "due \(from?.description ?? "now")…\(deadline?.description ?? "any time")"
+        throw SleepersMissing(expected: count, present: present, asleep: asleep, window: window)
     }
 }

@@ -25,7 +25,12 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
         /// The path of the field at fault, when the problem concerns one.
         public var field: String? {
             switch storage {
-            case .missingField(let field), .wrongType(let field), .unknownField(let field), .invalidHex(let field), .invalidValue(let field, _): field
+            case .missingField(let field),
+                .wrongType(let field),
+                .unknownField(let field),
+                .invalidHex(let field),
+                .invalidValue(let field, _):
+                field
             default: nil
             }
         }

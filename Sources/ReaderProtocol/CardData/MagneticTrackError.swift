@@ -40,7 +40,12 @@ public struct MagneticTrackError: Error, Sendable, Hashable, CustomStringConvert
         /// Where the problem starts, counted from the start sentinel (0).
         public var offset: Int? {
             switch storage {
-            case .dataAfterEndSentinel(let offset), .nonDigitInPAN(let offset), .invalidExpiry(let offset), .invalidServiceCode(let offset), .illegalCharacter(let offset, _): offset
+            case .dataAfterEndSentinel(let offset),
+                .nonDigitInPAN(let offset),
+                .invalidExpiry(let offset),
+                .invalidServiceCode(let offset),
+                .illegalCharacter(let offset, _):
+                offset
             default: nil
             }
         }

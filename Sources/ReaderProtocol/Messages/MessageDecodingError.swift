@@ -12,7 +12,12 @@ public struct MessageDecodingError: Error, Sendable, Hashable, CustomStringConve
     /// The command, response or event that does not decode, when the problem concerns one.
     public var command: CommandCode? {
         switch storage {
-        case .missingStatus(let command), .wrongDataLength(let command, _, _), .unknownCommand(let command), .notAnEvent(let command), .unexpectedBody(let command, _): command
+        case .missingStatus(let command),
+            .wrongDataLength(let command, _, _),
+            .unknownCommand(let command),
+            .notAnEvent(let command),
+            .unexpectedBody(let command, _):
+            command
         default: nil
         }
     }

@@ -45,13 +45,8 @@ public enum ReaderATTTraffic {
                 packets.append(packet(.readerToHost, Array(pdu[3...]), record))
             case 0x23:  // Multiple Handle Value Notification (EATT): (handle, length, value)…
                 guard !sent, let transmit = handles[controller]?.transmit else { continue }
-                var offset = 1
-                while offset + 4 <= pdu.count {
-                    let handle = UInt16(pdu[offset]) | UInt16(pdu[offset + 1]) << 8
-                    let length = Int(pdu[offset + 2]) | Int(pdu[offset + 3]) << 8
-                    let end = min(offset + 4 + length, pdu.count)
-                    if handle == transmit { packets.append(packet(.readerToHost, Array(pdu[(offset + 4)..<end]), record)) }
-                    offset = end
+                for value in values(of: transmit, inMultipleNotification: pdu) {
+                    packets.append(packet(.readerToHost, value, record))
                 }
             default:
                 continue
@@ -70,6 +65,22 @@ public enum ReaderATTTraffic {
             return RecordedPacket(
                 direction: direction, bytes: value, timestamp: microseconds / 1_000_000, location: record.number)
         }
+    }
+
+    /// The values for `handle` in a Multiple Handle Value Notification:
+    /// `23 | (handle, length, value)…`, little-endian; a last value cut short is kept as far
+    /// as it goes.
+    private static func values(of handle: UInt16, inMultipleNotification pdu: [UInt8]) -> [[UInt8]] {
+        var values: [[UInt8]] = []
+        var offset = 1
+        while offset + 4 <= pdu.count {
+            let valueHandle = UInt16(pdu[offset]) | UInt16(pdu[offset + 1]) << 8
+            let length = Int(pdu[offset + 2]) | Int(pdu[offset + 3]) << 8
+            let end = min(offset + 4 + length, pdu.count)
+            if valueHandle == handle { values.append(Array(pdu[(offset + 4)..<end])) }
+            offset = end
+        }
+        return values
     }
 
     /// (UUID, value handle) of each 128-bit characteristic declaration in a Read By Type

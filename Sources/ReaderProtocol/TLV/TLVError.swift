@@ -11,7 +11,15 @@ public struct TLVError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where the problem starts, counted from the first byte handed to the parser.
     public var offset: Int {
         switch storage {
-        case .truncatedTag(let offset), .tagTooLong(let offset), .truncatedLength(let offset), .indefiniteLength(let offset), .lengthFieldTooLong(let offset, _), .truncatedValue(let offset, _, _), .malformedConstructedValue(_, let offset, _), .nestingTooDeep(let offset, _): offset
+        case .truncatedTag(let offset),
+            .tagTooLong(let offset),
+            .truncatedLength(let offset),
+            .indefiniteLength(let offset),
+            .lengthFieldTooLong(let offset, _),
+            .truncatedValue(let offset, _, _),
+            .malformedConstructedValue(_, let offset, _),
+            .nestingTooDeep(let offset, _):
+            offset
         }
     }
 
