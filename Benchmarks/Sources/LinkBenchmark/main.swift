@@ -48,13 +48,15 @@ struct LinkFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Writes GET INFO and returns when its answer has been reassembled.
-func exchange<Link: ReaderLink>(_ link: Link, _ inbound: inout Link.Inbound.AsyncIterator, decoder: inout FrameDecoder)
-    async throws -> Duration
-{
+/// Writes GET INFO (through the link, or with `write`) and returns when its answer has been
+/// reassembled.
+func exchange<Link: ReaderLink>(
+    _ link: Link, _ inbound: inout Link.Inbound.AsyncIterator, decoder: inout FrameDecoder,
+    write: (([UInt8]) async throws -> Void)? = nil
+) async throws -> Duration {
     let frame = try ReaderCommand.getInfo.frame.encoded()
     let started = ContinuousClock.now
-    try await link.write(frame)
+    if let write { try await write(frame) } else { try await link.write(frame) }
     while true {
         guard case .notification(let bytes) = await inbound.next(isolation: nil) else { throw LinkFailure(description: "the link dropped") }
         var answered = false
@@ -73,8 +75,9 @@ func open(_ transport: BlueZValueTransport) async throws -> any ReaderLink {
 }
 
 /// A writer of Write Commands to the reader's RX over an AcquireWrite socket, on a D-Bus
-/// connection of its own to the device the link already connected.
-func commandWriter() async throws -> (BluetoothSession, GattWriter) {
+/// connection of its own to the device the link already connected. Closing its connection
+/// releases the socket: bluetoothd refuses `WriteValue` ("Write acquired") while it is held.
+func commandWriter() async throws -> (BluetoothSession, GattConnection, GattWriter) {
     let session = try await BluetoothSession.open()
     let bluetooth = try await session.adapter(named: adapter)
     let found = try await bluetooth.find(DiscoveryFilter(nameOrAddress: reader), timeout: .seconds(30))
@@ -82,19 +85,21 @@ func commandWriter() async throws -> (BluetoothSession, GattWriter) {
     let receive = try await connection.characteristic(
         BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic),
         inService: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService))
-    return (session, try await connection.writer(for: receive, type: .command))
+    return (session, connection, try await connection.writer(for: receive, type: .command))
 }
 
-/// Writes `packets` packets with `write`, then GET INFO through the link; bytes per second.
+/// Writes `packets` packets, then GET INFO, with `write`; bytes per second. GET INFO goes the
+/// same way as the packets: bluetoothd refuses `WriteValue` ("Write acquired") while an
+/// `AcquireWrite` socket is open on the characteristic.
 func throughput<Link: ReaderLink>(
     _ link: Link, _ inbound: inout Link.Inbound.AsyncIterator, decoder: inout FrameDecoder,
-    length: Int, write: ([UInt8]) async throws -> Void
+    length: Int, write: @escaping ([UInt8]) async throws -> Void
 ) async throws -> Double {
     let packet = [UInt8](repeating: 0, count: length)
     let packets = 400
     let started = ContinuousClock.now
     for _ in 0..<packets { try await write(packet) }
-    _ = try await exchange(link, &inbound, decoder: &decoder)
+    _ = try await exchange(link, &inbound, decoder: &decoder, write: write)
     return Double(packets * length) / seconds(ContinuousClock.now - started)
 }
 
@@ -112,14 +117,17 @@ func measure(_ link: some ReaderLink, commands: Bool) async throws -> Figures {
     let length = await link.maximumWriteLength
     let ordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await link.write($0) }
     var unordered: Double?
-    if commands {
-        let (session, writer) = try await commandWriter()
-        unordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await writer.write($0) }
-        await session.close()
-    }
-    await link.close()
     // "VPOS3356-1A2B (AA:…) over BlueZ (notify acquired-socket, write request)"
     let described = "\(link)"
+    if commands {
+        let (session, connection, writer) = try await commandWriter()
+        unordered = try await throughput(link, &inbound, decoder: &decoder, length: length) { try await writer.write($0) }
+        await link.close()
+        await connection.disconnect()
+        await session.close()
+    } else {
+        await link.close()
+    }
     return Figures(
         transport: String(described.split(separator: "over BlueZ (").last?.dropLast() ?? described[...]), writeLength: length, medianLatency: latencies[latencies.count / 2],
         p90Latency: latencies[latencies.count * 9 / 10], bytesPerSecond: ordered, commandsPerSecond: unordered)
