@@ -21,7 +21,7 @@ public import Logging
 /// Discovery is one per D-Bus client in BlueZ, so the fleet runs one at a time; a reader
 /// BlueZ already knows (found by a scan, or reconnecting after a restart) is connected to
 /// directly, without a discovery.
-public actor BlueZReaderFleet {
+public actor BlueZReaderFleet: ReaderFleet {
     /// The adapter every reader is reached through, e.g. `hci3`.
     public nonisolated let adapterName: String
     /// How notifications and writes travel on each link.
@@ -29,8 +29,10 @@ public actor BlueZReaderFleet {
     /// The largest ATT MTU each link uses (writes of at most this − 3 bytes).
     public nonisolated let maximumMTU: Int
 
+    /// Where the fleet's readers log (`CardReaderKit.BlueZ` unless given to ``open(adapter:busAddress:valueTransport:maximumMTU:logger:)``).
+    public nonisolated let logger: Logger
+
     private let adapter: BluetoothAdapter
-    private let logger: Logger
     /// One discovery at a time, and one first connection set-up at a time, in arrival order.
     private var discoveryGate = CommandGate()
     private var connectGate = CommandGate()
@@ -66,11 +68,15 @@ public actor BlueZReaderFleet {
         }
     }
 
+    /// Every reader whose name starts with `VPOS` seen advertising (or already connected)
+    /// within `duration`, by address, in the order first seen.
+    public func scan(for duration: Duration) async throws(LinkError) -> [DiscoveredReader] {
+        try await scan(namePrefix: ReaderGATTProfile.localNamePrefix, for: duration)
+    }
+
     /// Every reader whose name starts with `namePrefix` seen advertising (or already
     /// connected) within `duration`, by address, in the order first seen.
-    public func scan(namePrefix: String = ReaderGATTProfile.localNamePrefix, for duration: Duration) async throws(LinkError)
-        -> [DiscoveredReader]
-    {
+    public func scan(namePrefix: String, for duration: Duration) async throws(LinkError) -> [DiscoveredReader] {
         try await find(DiscoveryFilter(namePrefix: namePrefix), stopWhen: { _ in false }, timeout: duration)
             .map(DiscoveredReader.init)
     }
@@ -98,43 +104,8 @@ public actor BlueZReaderFleet {
         FleetReaderConnector(fleet: self, device: device, timeout: timeout)
     }
 
-    /// One reader's connection attempt: its reader, or why it could not connect.
-    public struct ConnectionOutcome: Sendable {
-        /// The reader, as the scan found it.
-        public var device: DiscoveredReader
-        /// The connected reader, or why it could not connect within the timeout.
-        public var result: Result<CardReader, CardReaderError>
-    }
-
-    /// Connects to every device at once; the outcomes in the devices' order. First set-ups
-    /// take turns, and each has `timeout` from its turn, so the last may end up to
-    /// `devices.count` × `timeout` after the call; each reader's connection (and
-    /// reconnection) bound is at least that.
-    public func connectAll(
-        _ devices: [DiscoveredReader], timeout: Duration = .seconds(15),
-        configuration: CardReader.Configuration = CardReader.Configuration()
-    ) async -> [ConnectionOutcome] {
-        var configuration = configuration
-        // A turn behind every other first set-up, then its own.
-        configuration.connectTimeout = max(configuration.connectTimeout, timeout * max(1, devices.count))
-        return await withTaskGroup(of: (Int, ConnectionOutcome).self) { group in
-            for (index, device) in devices.enumerated() {
-                let reader = CardReader(
-                    connector: connector(for: device, timeout: timeout), configuration: configuration, logger: logger)
-                group.addTask {
-                    do throws(CardReaderError) {
-                        try await reader.connect()
-                        return (index, ConnectionOutcome(device: device, result: .success(reader)))
-                    } catch {
-                        return (index, ConnectionOutcome(device: device, result: .failure(error)))
-                    }
-                }
-            }
-            var outcomes: [(Int, ConnectionOutcome)] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
-        }
-    }
+    /// One reader's connection attempt in ``connectAll(_:timeout:configuration:)``.
+    public typealias ConnectionOutcome = ReaderConnectionOutcome<DiscoveredReader>
 
     /// Closes the D-Bus connection; links still open through it drop.
     public func close() async {
