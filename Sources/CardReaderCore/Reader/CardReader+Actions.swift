@@ -20,9 +20,9 @@ extension CardReader {
 
     /// Does `actions`, in order: the two that wait for the link here, the rest at once.
     ///
-    /// Indexes rather than iterates: in an async function, `for … in` over the array goes
-    /// through the unspecialised `IndexingIterator` witness, which cost the command path a
-    /// tenth of its CPU time (SoakBenchmark).
+    /// Indexes rather than iterates: in an async function, `for … in` over the array went
+    /// through the unspecialised `IndexingIterator` witness and the actions' value
+    /// witnesses, on every command's path (SoakBenchmark's profile).
     func run(_ actions: [ReaderAction]) async {
         for index in actions.indices {
             switch actions[index] {

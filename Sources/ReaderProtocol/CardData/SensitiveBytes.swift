@@ -99,8 +99,8 @@ extension SensitiveBytes {
         }
 
         /// Contiguous bytes are copied in one go: a caller in another module reaches this
-        /// unspecialised, and a byte-by-byte loop through the collection's witnesses cost the
-        /// emulated reader's APDU path a tenth of its CPU time (SoakBenchmark).
+        /// unspecialised, and a byte-by-byte loop through the collection's witnesses showed
+        /// on the emulated reader's APDU path (SoakBenchmark's profile).
         func append(contentsOf bytes: some Collection<UInt8>) {
             let copied: Int? = bytes.withContiguousStorageIfAvailable { source in
                 let copied = min(source.count, buffer.count - count)
