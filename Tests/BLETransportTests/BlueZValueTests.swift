@@ -39,6 +39,25 @@ import Testing
         #expect(BluetoothDeviceInfo(path: "/x", properties: ["Name": .string("no address")]) == nil)
     }
 
+    /// `Paired`, `Bonded` and `Trusted` as org.bluez.Device1 names them (BlueZ 5.66
+    /// doc/device-api.txt); a device BlueZ reports without them (older BlueZ has no
+    /// `Bonded`) is taken as neither.
+    @Test func deviceInfoFollowsPairingAndBondState() throws {
+        var device = try #require(BluetoothDeviceInfo(path: "/org/bluez/hci1/dev_1", properties: Self.deviceProperties))
+        #expect(!device.isPaired && !device.isBonded && !device.isTrusted)
+        device.apply(changed: ["Paired": .bool(true)], invalidated: [])
+        #expect(device.isPaired && !device.isBonded)
+        device.apply(changed: ["Bonded": .bool(true), "Trusted": .bool(true)], invalidated: [])
+        #expect(device.isPaired && device.isBonded && device.isTrusted)
+        var properties = Self.deviceProperties
+        properties["Paired"] = .bool(true)
+        properties["Bonded"] = .bool(true)
+        let bonded = try #require(BluetoothDeviceInfo(path: "/org/bluez/hci1/dev_2", properties: properties))
+        #expect(bonded.isPaired && bonded.isBonded && !bonded.isTrusted)
+        device.apply(changed: ["Bonded": .bool(false), "Paired": .bool(false)], invalidated: [])
+        #expect(!device.isPaired && !device.isBonded)
+    }
+
     @Test func discoveryFilterMatchesAnyGivenCriterion() throws {
         let reader = try #require(BluetoothDeviceInfo(path: "/org/bluez/hci1/dev_1", properties: Self.deviceProperties))
         var unnamed = reader

@@ -19,6 +19,13 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
     public var serviceUUIDs: [BluetoothUUID]
     public var isConnected: Bool
     public var servicesResolved: Bool
+    /// Whether the two sides have paired (keys exchanged), bond or not.
+    public var isPaired: Bool
+    /// Whether this host keeps the pairing's keys (a bond), so the link encrypts again on
+    /// every connection without pairing.
+    public var isBonded: Bool
+    /// Whether BlueZ trusts the device (lets it connect and use services without asking).
+    public var isTrusted: Bool
 
     /// Parses `Device1` properties; nil without an `Address`.
     public init?(path: DBusObjectPath, properties: [String: DBusValue]) {
@@ -33,6 +40,9 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
         serviceUUIDs = (properties["UUIDs"]?.stringArrayValue ?? []).compactMap { BluetoothUUID(parsing: $0) }
         isConnected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        isPaired = properties["Paired"]?.boolValue ?? false
+        isBonded = properties["Bonded"]?.boolValue ?? false
+        isTrusted = properties["Trusted"]?.boolValue ?? false
     }
 
     /// Applies a `PropertiesChanged` of `Device1`.
@@ -46,6 +56,9 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
             case "Connected": isConnected = value.boolValue ?? false
             case "ServicesResolved": servicesResolved = value.boolValue ?? false
             case "AddressType": addressType = value.stringValue
+            case "Paired": isPaired = value.boolValue ?? false
+            case "Bonded": isBonded = value.boolValue ?? false
+            case "Trusted": isTrusted = value.boolValue ?? false
             default: break
             }
         }

@@ -17,6 +17,9 @@ public struct DiscoveredReader: Sendable, Hashable, CustomStringConvertible {
     public var rssi: Int? { device.rssi.map(Int.init) }
     /// Whether BlueZ holds a connection to it now.
     public var isConnected: Bool { device.isConnected }
+    /// Whether this host keeps a bond with it (BlueZ's `Bonded`): its link encrypts on
+    /// every connection without pairing.
+    public var isBonded: Bool { device.isBonded }
     /// The name and address, e.g. `VPOS3356-1A2B (AA:BB:CC:DD:EE:FF)`.
     public var summary: String { device.summary }
     /// The same as ``summary``.

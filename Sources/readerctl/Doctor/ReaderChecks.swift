@@ -25,7 +25,8 @@ enum ReaderChecks {
             return StackChecks.failure(.deviceNotFound("\(reader.summary) on \(adapter.name)", after: duration, seen: seen))
         }
         let state = device.isConnected ? "already connected" : seenAfter.map { "seen after \($0.secondsText)" } ?? "seen"
-        return .holds(device, "\(device.summary)" + (device.rssi.map { " RSSI \($0) dBm" } ?? "") + ", \(state)")
+        let bond = device.isBonded ? "bonded" : device.isPaired ? "paired, no bond" : "not paired"
+        return .holds(device, "\(device.summary)" + (device.rssi.map { " RSSI \($0) dBm" } ?? "") + ", \(state), \(bond)")
     }
 
     static func connected(
