@@ -36,6 +36,15 @@ import ReaderProtocol
         }
     }
 
+    /// Identifiers spell the code's name in lower case with dashes, as Docs/errors.md shows
+    /// (`truncatedValue` is `truncated-value`).
+    @Test func aMalformedLineHasAStableCode() {
+        let error = #expect(throws: RecordingFormatError.self) { try PacketRecordingText.parse("> 02 G0") }
+        #expect(error?.code == .notHex)
+        #expect(error?.code.rawValue == "not-hex")
+        #expect(error?.line == 1)
+    }
+
     @Test func renderedRecordingsParseBack() throws {
         let packets = [
             RecordedPacket(direction: .hostToReader, bytes: [0x02, 0xC0], timestamp: 0.5, location: 1),

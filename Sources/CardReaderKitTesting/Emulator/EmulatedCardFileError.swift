@@ -8,6 +8,9 @@ public struct EmulatedCardFileError: Error, Sendable, Hashable, CustomStringConv
     /// What is wrong, and with which field.
     public var problem: Problem
 
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Problem.Code { problem.code }
+
     /// A `problem` in the card file `file`.
     public init(file: String, problem: Problem) {
         self.file = file

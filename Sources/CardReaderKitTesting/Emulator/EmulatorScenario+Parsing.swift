@@ -52,11 +52,13 @@ public struct EmulatorScenarioError: Error, Sendable, Hashable, CustomStringConv
     /// Why it does not parse.
     public var problem: Problem
 
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Problem.Code { problem.code }
+
     /// What is wrong with a step.
     public struct Problem: Sendable, Hashable {
         /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
         public var code: Code { storage.code }
-
 
         let storage: Storage
 

@@ -36,7 +36,6 @@ public struct MagneticTrackError: Error, Sendable, Hashable, CustomStringConvert
         /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
         public var code: Code { storage.code }
 
-
         /// Where the problem starts, counted from the start sentinel (0).
         public var offset: Int? {
             switch storage {

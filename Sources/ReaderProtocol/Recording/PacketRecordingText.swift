@@ -85,21 +85,77 @@ public enum PacketRecordingText {
 /// Why a recording could not be read.
 public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong with the line.
-    public enum Problem: Sendable, Hashable {
+    public struct Problem: Sendable, Hashable {
+        /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+        public var code: Code { storage.code }
+
+        let storage: Storage
+
+        init(_ storage: Storage) {
+            self.storage = storage
+        }
+
         /// No `>` (host to reader) or `<` (reader to host) mark.
-        case missingDirection
+        public static let missingDirection = Self(.missingDirection)
+
         /// Text before the direction mark that is not a number of seconds.
-        case invalidTimestamp
+        public static let invalidTimestamp = Self(.invalidTimestamp)
+
         /// The bytes after the direction mark are not hex.
-        case notHex(HexText.Problem)
+        public static func notHex(_ hex: HexText.Problem) -> Self {
+            Self(.notHex(hex))
+        }
+
         /// Nothing follows the direction mark.
-        case noBytes
+        public static let noBytes = Self(.noBytes)
+
+        /// What is wrong, as a stable identifier (`missing-direction`).
+        public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(rawValue: String) {
+                self.rawValue = rawValue
+            }
+
+            public var description: String { rawValue }
+
+            /// No `>` (host to reader) or `<` (reader to host) mark.
+            public static let missingDirection = Self(rawValue: "missing-direction")
+
+            /// Text before the direction mark that is not a number of seconds.
+            public static let invalidTimestamp = Self(rawValue: "invalid-timestamp")
+
+            /// The bytes after the direction mark are not hex.
+            public static let notHex = Self(rawValue: "not-hex")
+
+            /// Nothing follows the direction mark.
+            public static let noBytes = Self(rawValue: "no-bytes")
+        }
+
+        enum Storage: Sendable, Hashable {
+            case missingDirection
+            case invalidTimestamp
+            case notHex(HexText.Problem)
+            case noBytes
+
+            var code: Code {
+                switch self {
+                case .missingDirection: .missingDirection
+                case .invalidTimestamp: .invalidTimestamp
+                case .notHex: .notHex
+                case .noBytes: .noBytes
+                }
+            }
+        }
     }
 
     /// Line number (text) or record number (capture) of the problem.
     public var line: Int
     /// What is wrong there.
     public var problem: Problem
+
+    /// What is wrong, as a stable identifier: match on it (a code added later breaks no `switch`).
+    public var code: Problem.Code { problem.code }
 
     /// A `problem` at line (or record) `line`.
     public init(line: Int, problem: Problem) {
@@ -110,7 +166,7 @@ public struct RecordingFormatError: Error, Sendable, Hashable, CustomStringConve
     /// The line and what is wrong, e.g. `line 12: 'G' is not a hex digit`; never the line's bytes.
     public var description: String {
         let what =
-            switch problem {
+            switch problem.storage {
             case .missingDirection: "no direction mark ('>' host to reader, '<' reader to host)"
             case .invalidTimestamp: "the timestamp before the direction mark is not a number of seconds"
             case .notHex(let problem): problem.description
