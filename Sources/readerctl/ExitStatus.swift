@@ -15,6 +15,7 @@ enum ExitStatus: Int32, CaseIterable {
     case invalidFirmwareImage = 9
     case doctorFailed = 10
     case recordingRefused = 11
+    case linkNotSecure = 12
     /// ArgumentParser's EX_USAGE.
     case usage = 64
     case cancelled = 130
@@ -33,6 +34,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidFirmwareImage: "update-firmware: the image file is unreadable or damaged; nothing was sent"
         case .doctorFailed: "doctor: a check failed (each FAIL line says how to fix it)"
         case .recordingRefused: "--record: the run holds a card that is not a published test card (--reveal records it)"
+        case .linkNotSecure:
+            "the reader needs pairing (not paired, or it forgot this host), pairing failed, or a card operation was refused on an unencrypted link"
         case .usage: "usage error"
         case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"
         }
@@ -50,10 +53,15 @@ enum ExitStatus: Int32, CaseIterable {
             switch failure.code {
             case .cancelled: return cancelled
             case .invalidImage: return invalidFirmwareImage
+            case .readerNeedsPairing: return linkNotSecure
             default: return firmwareNotUpdated
             }
         }
+        if let link = error.link, link.code == .notPaired || link.code == .bondLost || link.code == .insufficientEncryption {
+            return linkNotSecure
+        }
         switch error.code {
+        case .linkNotEncrypted: return linkNotSecure
         case .cardholderTimeout, .readerTimedOut, .readerNotResponding: return timedOut
         case .badSwipe: return badSwipe
         case .noCard, .cardRemoved: return noCard

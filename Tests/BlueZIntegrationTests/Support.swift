@@ -85,6 +85,7 @@ struct ObservedLink<Base: ReaderLink>: ReaderLink {
 
     var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
     var inbound: Base.Inbound { base.inbound }
+    var security: LinkSecurity { base.security }
 
     func write(_ packet: [UInt8]) async throws(LinkError) {
         try await base.write(packet)

@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func firmwareUpdatesCountByOutcome() async throws {
-        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.5.0", payload: [1, 2, 3]))
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.2.0", payload: [1, 2, 3]))
         let fast = EmulatedReaderConfiguration(firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50))
         let good = try reader(configuration: fast)
         try await good.connect()
@@ -65,13 +65,13 @@ import Testing
     /// that ACK still waits to be read: the drop is the restart, not a link loss, and a
     /// reconnect policy does not start a second reconnection beside the update's.
     @Test(arguments: 1...5) func aDropRightAfterTheLastACKIsTheRestart(run: Int) async throws {
-        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.5.0", payload: [1, 2, 3]))
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.2.0", payload: [1, 2, 3]))
         let prompt = EmulatedReaderConfiguration(firmwareDisconnectDelay: .zero, firmwareRestartTime: .milliseconds(50))
         let reader = try reader(configuration: prompt, reconnect: ReconnectPolicy())
         try await reader.connect()
         let report = try await reader.updateFirmware(image: image).run()
-        #expect(report.version == "2.5.0")
-        #expect(try await reader.info().firmwareVersion == "2.5.0")
+        #expect(report.version == "3.2.0")
+        #expect(try await reader.info().firmwareVersion == "3.2.0")
         #expect(metrics.counters(label: "cardreader_link_losses_total").isEmpty)
         #expect(metrics.counters(label: "cardreader_reconnects_total").isEmpty)
         await reader.disconnect()

@@ -446,6 +446,7 @@ extension ReaderStateMachineTests {
 /// A link that carries nothing: the machine only holds it.
 private struct StubLink: ReaderLink {
     var maximumWriteLength: Int { 20 }
+    var security: LinkSecurity { .encrypted }
     var inbound: AsyncStream<LinkInbound> { AsyncStream { $0.finish() } }
     func write(_ packet: [UInt8]) async throws(LinkError) {}
     func close() async {}

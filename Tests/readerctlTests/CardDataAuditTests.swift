@@ -71,7 +71,7 @@ import Testing
     }()
 
     /// readerctl's documented exit statuses other than a usage error (64).
-    static let outcomes: Set<Int32> = [0, 1, 3, 4, 5, 6, 7]
+    static let outcomes: Set<Int32> = [0, 1, 3, 4, 5, 6, 7, 12]
 
     /// The secrets found in a run's output; names the run, the stream and the form.
     static func leaks(in result: ReaderctlProcess.Result, of secrets: [String] = secrets) -> [String] {
@@ -101,6 +101,8 @@ import Testing
         "firmware-corrupt": "firmware-corrupt", "firmware-no-restart": "firmware-no-restart",
         "firmware-keeps-version": "firmware-keeps-version", "insert-when-asked": "insert-when-asked=1",
         "no-insert": "no-insert", "firmware-uart": "firmware-uart=512:11520",
+        "not-in-pairing-mode": "not-in-pairing-mode", "bond-forgotten": "bond-forgotten", "passkey": "passkey",
+        "wrong-passkey": "wrong-passkey", "pairing-stalls": "pairing-stalls",
     ]
 
     /// SELECT PPSE, SELECT the application, GET PROCESSING OPTIONS with its PDOL's 14

@@ -9,7 +9,7 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("Fixtures/firmware/vpos3356-2.5.0.vfw").path
 
     @Test func aGoodUpdateEndsOnTheNewVersion() throws {
-        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated"])
+        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated", "--firmware", "2.4.1", "--allow-unencrypted"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("2.4.1 → 2.5.0"))
         #expect(result.standardOutput.contains("updated"))
@@ -22,7 +22,7 @@ import Testing
         ("battery=20", "firmware-battery-too-low"),
     ])
     func aFailedUpdateNamesItsCauseAndExits8(scenario: String, outcome: String) throws {
-        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated", "--scenario", scenario, "--json"])
+        let result = try ReaderctlProcess.run(["update-firmware", Self.image, "--emulated", "--firmware", "2.4.1", "--allow-unencrypted", "--scenario", scenario, "--json"])
         #expect(result.status == 8, "\(scenario): \(result.standardError)")
         let last = result.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.contains("\"outcome\":\"\(outcome)\""), "\(scenario): \(last)")
@@ -34,7 +34,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID()).vfw")
         try bytes.write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
-        let result = try ReaderctlProcess.run(["update-firmware", path.path, "--emulated"])
+        let result = try ReaderctlProcess.run(["update-firmware", path.path, "--emulated", "--firmware", "2.4.1", "--allow-unencrypted"])
         #expect(result.status == 9)
         #expect(result.standardError.contains("the firmware image is damaged: its CRC-32 says"))
     }
@@ -49,7 +49,7 @@ import Testing
     /// update was cancelled and the reader kept its old firmware.
     @Test func ctrlCAbortsTheTransfer() throws {
         let run = try InteractiveReaderctl([
-            "update-firmware", Self.image, "--emulated", "--scenario", "firmware-slow-ack=400", "--verbose",
+            "update-firmware", Self.image, "--emulated", "--firmware", "2.4.1", "--allow-unencrypted", "--scenario", "firmware-slow-ack=400", "--verbose",
         ])
         #expect(run.waitForStandardError(containing: "→ ENTER FIRMWARE UPDATE"))
         run.interrupt()

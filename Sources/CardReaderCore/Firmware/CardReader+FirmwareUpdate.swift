@@ -84,11 +84,15 @@ extension CardReader {
     private func checkBeforeUpdating(to image: FirmwareImage, options: FirmwareUpdateOptions) async throws(CardReaderError)
         -> ReaderInfo
     {
+        try checkLinkSecurity(for: .enterFirmwareUpdate)
         let before = try await infoHoldingGate()
         do throws(FirmwareImageError) {
             try image.check(model: before.model ?? "(no model in GET INFO)")
         } catch {
             throw .firmwareUpdateFailed(.invalidImage(error))
+        }
+        if linkSecurity == .encrypted, !LinkSecurityPolicy.requiresEncryption(firmwareRevision: image.version) {
+            throw .firmwareUpdateFailed(.securityDowngrade(imageVersion: image.version))
         }
         if let battery = before.batteryPercent, battery < options.minimumBattery {
             throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
@@ -267,6 +271,11 @@ extension CardReader {
                 let error: CardReaderError = Task.isCancelled ? .cancelled : .notConnected
                 await run(change { $0.restartAbandoned(error) })
                 throw error
+            case .failure(let error) where error.link?.code == .notPaired || error.link?.code == .bondLost:
+                // The new firmware protects its link (§1.1): trying again cannot help.
+                let failure = CardReaderError.firmwareUpdateFailed(.readerNeedsPairing(error.link ?? .notPaired(connector.readerDescription)))
+                await run(change { $0.restartAbandoned(failure) })
+                throw failure
             case .failure(let error):
                 logger.debug("the restarted reader is not back yet: \(error)")
                 // A refused connection comes back at once: do not spin.

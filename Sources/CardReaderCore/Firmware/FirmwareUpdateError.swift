@@ -124,6 +124,14 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         public static let readerDidNotReturn = Self(rawValue: "firmware-reader-did-not-return")
         /// The reader came back reporting another version than the image's.
         public static let wrongVersion = Self(rawValue: "firmware-wrong-version")
+        /// The reader restarted on its new firmware, which needs an encrypted link this host
+        /// cannot give it (``FirmwareUpdateError/link`` says why: `not-paired`, `bond-lost`):
+        /// an update from before 3.0 to 3.0 or later. Pair it, then check its version.
+        public static let readerNeedsPairing = Self(rawValue: "firmware-reader-needs-pairing")
+        /// The image is firmware before 3.0, which does not encrypt, and the link to the
+        /// reader is encrypted: installing it would leave a reader this host no longer uses
+        /// (it never uses a reader it bonded with unencrypted). Nothing was sent.
+        public static let securityDowngrade = Self(rawValue: "firmware-security-downgrade")
         /// The update was cancelled (`CAN CAN` sent); the reader keeps its old firmware and is
         /// usable at once.
         public static let cancelled = Self(rawValue: "firmware-update-cancelled")
@@ -197,6 +205,20 @@ extension FirmwareUpdateError {
         return error
     }
 
+    /// The error whose code is ``Code/readerNeedsPairing``, with what it carries.
+    public static func readerNeedsPairing(_ link: LinkError) -> Self {
+        var error = Self(.readerNeedsPairing)
+        error.link = link
+        return error
+    }
+
+    /// The error whose code is ``Code/securityDowngrade``, with what it carries.
+    public static func securityDowngrade(imageVersion: String) -> Self {
+        var error = Self(.securityDowngrade)
+        error.expectedVersion = imageVersion
+        return error
+    }
+
     /// The error whose code is ``Code/cancelled``, with what it carries.
     public static func cancelled(block: Int?) -> Self { Self(.cancelled, block: block) }
 
@@ -250,6 +272,12 @@ extension FirmwareUpdateError {
             return "the reader came back on version \(foundVersion ?? "(unknown)"), not \(expectedVersion ?? "the image's")"
         case .cancelled:
             return "the update was cancelled\(at); the reader keeps its old firmware"
+        case .readerNeedsPairing:
+            return "the reader restarted on its new firmware, which needs an encrypted link ("
+                + "\(link.map { "\($0)" } ?? "no bond")); pair it (in pairing mode), then check its version"
+        case .securityDowngrade:
+            return "image \(expectedVersion ?? "") is firmware before 3.0, which does not encrypt, and this reader's link is "
+                + "encrypted: it is not installed (a reader this host bonded with is never used unencrypted)"
         default:
             return code.rawValue
         }
@@ -260,6 +288,6 @@ extension FirmwareUpdateError {
 
     /// Whether the reader certainly still runs its old firmware.
     public var oldFirmwareKept: Bool {
-        code != .readerDidNotReturn && code != .wrongVersion
+        code != .readerDidNotReturn && code != .wrongVersion && code != .readerNeedsPairing
     }
 }

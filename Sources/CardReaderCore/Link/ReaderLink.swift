@@ -14,6 +14,10 @@ public protocol ReaderLink: Sendable {
     /// has taken it. At most one write is in flight at a time.
     func write(_ packet: [UInt8]) async throws(LinkError)
 
+    /// Whether the link is encrypted: decided when it opened (an encrypted link never
+    /// becomes unencrypted), and what ``CardReader`` checks before a card operation.
+    var security: LinkSecurity { get }
+
     /// What ``inbound`` is: an `AsyncStream<LinkInbound>`, or a transport's own sequence.
     associatedtype Inbound: AsyncSequence<LinkInbound, Never> & Sendable
 

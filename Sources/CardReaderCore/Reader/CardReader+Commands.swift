@@ -20,6 +20,7 @@ extension CardReader {
         guard !Task.isCancelled else { throw .cancelled }
         let limit = answerTime + configuration.linkMargin
         try await waitWhileReconnecting(upTo: limit)
+        try checkLinkSecurity(for: command.code)
         try await settleEarlierCancels()
         let id = makeID()
         let sentAt = timing.elapsed()
@@ -43,6 +44,14 @@ extension CardReader {
             }
         metrics.command(command.code, outcome: outcome, duration: timing.elapsed() - sentAt)
         return try result.get()
+    }
+
+    /// Refuses a card operation on an unencrypted link unless the configuration allows it.
+    func checkLinkSecurity(for command: CommandCode) throws(CardReaderError) {
+        guard command.carriesCardData, let link = machine.openLink?.link, link.security == .unencrypted,
+            !configuration.allowsUnencryptedLink
+        else { return }
+        throw .linkNotEncrypted(command, reader: connector.readerDescription)
     }
 
     func acquireGate() async throws(CardReaderError) {
@@ -152,5 +161,14 @@ extension CardReader {
         }
         writeTail = Task { _ = await task.value }
         return task
+    }
+}
+
+extension CommandCode {
+    /// Whether the command or its answer carries card data, or a firmware image: READ
+    /// MAGNETIC STRIPE, ICC POWER ON, ICC APDU, ENTER FIRMWARE UPDATE. These need an
+    /// encrypted link unless the configuration allows an unencrypted one.
+    var carriesCardData: Bool {
+        self == .readMagneticStripe || self == .iccPowerOn || self == .iccAPDU || self == .enterFirmwareUpdate
     }
 }

@@ -33,14 +33,20 @@ public actor CardReader {
         /// Whether and how to reconnect when the link drops on its own; nil (the default):
         /// a drop ends the connection.
         public var reconnect: ReconnectPolicy?
+        /// Whether card operations (swipe, chip, EMV, firmware update) run on an
+        /// unencrypted link: false by default, so card data never crosses the air in clear.
+        /// Only a reader before firmware 3.0 gives such a link (``LinkSecurityPolicy``); set
+        /// it for those, and the reader logs a warning once per connection.
+        public var allowsUnencryptedLink: Bool
 
         /// A configuration with the defaults: 5 s to connect, 1 s of link margin, 250 ms for
-        /// an incomplete frame, no reconnection.
+        /// an incomplete frame, no reconnection, no card operation on an unencrypted link.
         public init(
             connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1),
             incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout,
-            reconnect: ReconnectPolicy? = nil
+            reconnect: ReconnectPolicy? = nil, allowsUnencryptedLink: Bool = false
         ) {
+            self.allowsUnencryptedLink = allowsUnencryptedLink
             self.connectTimeout = connectTimeout
             self.linkMargin = linkMargin
             self.incompleteFrameTimeout = incompleteFrameTimeout
@@ -74,6 +80,8 @@ public actor CardReader {
 
     /// Where the connection stands now; ``stateUpdates()`` reports each change.
     public var state: ConnectionState { machine.connectionState }
+    /// Whether the open link is encrypted; nil while no link is open.
+    public var linkSecurity: LinkSecurity? { machine.openLink?.link.security }
     /// The link's mode, the command waiting for its answer, the CANCELs out, the decoder.
     var machine: ReaderStateMachine
     /// Deadlines: answers, CANCELs' answers, reconnection waits, the incomplete frame, a
@@ -236,9 +244,24 @@ public actor CardReader {
                 await link.close()
                 return .failure(.notConnected)
             }
-            logger.info("connected", metadata: ["reader": "\(connector.readerDescription)"])
+            logger.info("connected", metadata: ["reader": "\(connector.readerDescription)", "link": "\(link.security)"])
+            if link.security == .unencrypted { logUnencryptedLink() }
             await run(actions)
             return .success(())
+        }
+    }
+
+    /// Says, once per connection, what an unencrypted link means here.
+    private func logUnencryptedLink() {
+        let metadata: Logger.Metadata = ["reader": "\(connector.readerDescription)"]
+        if configuration.allowsUnencryptedLink {
+            logger.warning(
+                "the link is not encrypted (a reader before firmware 3.0): card data crosses the air in clear, as allowsUnencryptedLink allows",
+                metadata: metadata)
+        } else {
+            logger.notice(
+                "the link is not encrypted (a reader before firmware 3.0): GET INFO works, card operations are refused",
+                metadata: metadata)
         }
     }
 

@@ -150,6 +150,9 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidCardData = Self(rawValue: "invalid-card-data")
         /// A firmware update failed; ``CardReaderError/firmwareUpdate`` says at which step.
         public static let firmwareUpdateFailed = Self(rawValue: "firmware-update-failed")
+        /// A card operation was refused because the link is not encrypted (a reader before
+        /// firmware 3.0) and the configuration does not allow that. Nothing was sent.
+        public static let linkNotEncrypted = Self(rawValue: "link-not-encrypted")
     }
 }
 
@@ -265,6 +268,13 @@ extension CardReaderError {
         return error
     }
 
+    /// The error whose code is ``Code/linkNotEncrypted``, with what it carries.
+    public static func linkNotEncrypted(_ command: CommandCode, reader: String) -> Self {
+        var error = Self(.linkNotEncrypted, command: command)
+        error.reader = reader
+        return error
+    }
+
     private init(_ code: Code, command: CommandCode? = nil, status: ReaderStatus?) {
         self.init(code)
         self.command = command
@@ -327,6 +337,8 @@ extension CardReaderError {
             return "the card refused \(detail ?? "the step"): SW \(statusWord.map { "\($0)" } ?? "unknown")"
         case .invalidCardData: return "the card's data is invalid: \(detail ?? "unreadable")"
         case .firmwareUpdateFailed: return "firmware update failed: \(firmwareUpdate.map { "\($0)" } ?? "unknown step")"
+        case .linkNotEncrypted:
+            return "\(commandName) refused: the link to \(reader ?? "the reader") is not encrypted, so card data would cross the air in clear"
         default: return [code.rawValue, detail].compactMap(\.self).joined(separator: ": ")
         }
     }
@@ -347,6 +359,10 @@ extension CardReaderError {
                 + "checks each step from the system bus to the reader's answer"
         case .readerNotResponding:
             "disconnect and connect again"
+        case .linkNotEncrypted:
+            "only a reader before firmware 3.0 gives an unencrypted link: update its firmware to 3.0 or later and pair it, "
+                + "or allow card operations on it explicitly (`allowsUnencryptedLink` in the reader's configuration, "
+                + "`readerctl --allow-unencrypted`)"
         default:
             nil
         }

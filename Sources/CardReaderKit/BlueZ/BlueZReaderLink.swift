@@ -22,6 +22,11 @@ package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     package let device: BluetoothDeviceInfo
     /// How notifications and writes travel.
     package let transport: Transport
+    /// Encrypted when BlueZ holds a bond with the reader: bluetoothd then opens the ATT
+    /// channel at medium security, so the kernel encrypts with the bond's key before the
+    /// first ATT PDU, or the connection fails; and the TX subscription, which a reader from
+    /// firmware 3.0 grants only on an encrypted link, succeeded.
+    package let security: LinkSecurity
 
     private let session: BluetoothSession
     private let ownsSession: Bool
@@ -69,6 +74,7 @@ package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
         self.connection = connection
         self.device = device
         self.writer = writer
+        security = device.isBonded ? .encrypted : .unencrypted
         inbound = notifications.values.map(LinkInbound.init)
         transport = Transport(
             notifications: notifications.transport, writes: writer.type, writeTransport: writer.transport)

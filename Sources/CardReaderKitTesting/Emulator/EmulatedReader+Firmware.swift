@@ -168,6 +168,8 @@ extension EmulatedReader {
 
     func restartDone() {
         restart = .running
+        // A restart is a power-on: pairing mode again (§1.1), unless the scenario keeps it off.
+        if scenario.pairingModeAtStart { pairingModeEnds = clock.elapsed() + configuration.pairingModeDuration }
         let waiters = restartWaiters.values
         restartWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

@@ -74,6 +74,8 @@ public actor EmulatedReader {
         var id: Int
         var continuation: AsyncStream<LinkInbound>.Continuation
         var maximumNotificationLength: Int
+        /// Whether the transport encrypted the link: what RX writes need from firmware 3.0.
+        var isEncrypted: Bool
     }
 
     let clock: ElapsedClock
@@ -106,6 +108,13 @@ public actor EmulatedReader {
     var restart = RestartState.running
     var restartWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var waiterCount = 0
+    /// The hosts the reader keeps a bond with, oldest first (§1.1).
+    var bonds: [Bond]
+    /// When pairing mode ends, as time since the reader started; nil: never again unless
+    /// the button is held.
+    var pairingModeEnds: Duration?
+    /// The pairing under way, if any.
+    var pairing: PairingInProgress?
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data.
@@ -125,6 +134,15 @@ public actor EmulatedReader {
         battery = scenario.batteryPercent ?? configuration.info.batteryPercent ?? 100
         let inSlot = scenario.cardInsertedAtStart || (scenario.removeAfter != nil && scenario.insertAfter == nil)
         slot = card != nil && inSlot ? .present : .empty
+        let serial = configuration.info.serialNumber ?? ""
+        // A reader before firmware 3.0 does not pair, so it keeps no bond.
+        let bonded =
+            scenario.bondsForgotten || !LinkSecurityPolicy.requiresEncryption(firmwareRevision: configuration.info.firmwareVersion)
+            ? [] : configuration.bondedHosts.suffix(configuration.maximumBonds)
+        bonds = bonded.map {
+            Bond(host: $0, key: EmulatedHost.installationKey(host: $0, readerSerial: serial))
+        }
+        pairingModeEnds = scenario.pairingModeAtStart ? configuration.pairingModeDuration : nil
     }
 
     // MARK: - Host side
@@ -132,7 +150,10 @@ public actor EmulatedReader {
     /// A host connects, with notifications of at most `maximumNotificationLength` bytes,
     /// 18…244 (ATT MTU − 3 in process; MTU − 5 through bluetoothd, whose Multiple Handle
     /// Value Notifications carry no more). One central at a time: a second is refused.
-    public func connect(maximumNotificationLength: Int) throws(LinkError) -> Connection {
+    /// `encrypted` says whether the transport encrypted the link (bluetoothd, for a
+    /// characteristic flagged `encrypt-write`; in process, ``encryptionKeyAccepted(host:key:)``):
+    /// from firmware 3.0 the reader takes RX writes only on an encrypted link.
+    public func connect(maximumNotificationLength: Int, encrypted: Bool = false) throws(LinkError) -> Connection {
         guard connection == nil else {
             throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
         }
@@ -146,7 +167,8 @@ public actor EmulatedReader {
         connectionCount += 1
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
         connection = ActiveConnection(
-            id: connectionCount, continuation: continuation, maximumNotificationLength: maximumNotificationLength)
+            id: connectionCount, continuation: continuation, maximumNotificationLength: maximumNotificationLength,
+            isEncrypted: encrypted)
         decoder.reset()
         let now = clock.elapsed()
         if connectionCount == 1 {
@@ -174,8 +196,13 @@ public actor EmulatedReader {
 
     /// One packet the host wrote to RX. Fails once that connection has ended.
     public func receive(_ packet: [UInt8], connection id: Int) throws(LinkError) {
-        guard connection?.id == id else {
+        guard let current = connection, current.id == id else {
             throw LinkError(.notConnected, "the emulated reader's link is closed")
+        }
+        guard current.isEncrypted || !requiresEncryption else {
+            throw LinkError(
+                .insufficientEncryption,
+                "the reader answered ATT error Insufficient Encryption (0x0F): from firmware 3.0, RX takes writes only on an encrypted link")
         }
         writeCount += 1
         if scenario.refuseWrite?.contains(writeCount) == true {

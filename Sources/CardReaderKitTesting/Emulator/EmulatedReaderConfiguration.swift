@@ -18,17 +18,32 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
     /// How long the restart on new firmware takes before the reader accepts a connection
     /// again (documentation §7.2: it advertises again within 15 s).
     public var firmwareRestartTime: Duration
+    /// How long pairing mode lasts, after power-on or after the button is held
+    /// (documentation §1.1: 120 s).
+    public var pairingModeDuration: Duration
+    /// How many bonds the reader keeps; pairing a further host drops the oldest (§1.1: 8).
+    public var maximumBonds: Int
+    /// The hosts the reader keeps a bond with from the start (from firmware 3.0): by default
+    /// ``EmulatedHost/installedAddress``, the host of an installed lane, which an
+    /// ``EmulatedReaderConnector`` is unless told otherwise.
+    public var bondedHosts: [String]
 
-    /// Model `VPOS3356`, serial `EMU00001`, firmware `2.4.1`, battery 85 %, magnetic stripe
+    /// Model `VPOS3356`, serial `EMU00001`, firmware `3.1.0`, battery 85 %, magnetic stripe
     /// and contact chip, bootloader `1.0.3`; idle timeout 5 min; thresholds 20 % and 10 %;
-    /// after a firmware update it drops the link 0.5 s after its `ACK` and restarts in 3 s.
+    /// after a firmware update it drops the link 0.5 s after its `ACK` and restarts in 3 s;
+    /// pairing mode for 120 s, up to 8 bonds, bonded with the installed lane's host.
     public init(
         info: ReaderInfo = ReaderInfo(
-            model: "VPOS3356", serialNumber: "EMU00001", firmwareVersion: "2.4.1", batteryPercent: 85,
+            model: "VPOS3356", serialNumber: "EMU00001", firmwareVersion: "3.1.0", batteryPercent: 85,
             capabilities: [.magneticStripe, .contactChip], bootloaderVersion: "1.0.3"),
         idleTimeout: Duration = .seconds(300), batteryWarningPercent: UInt8 = 20, batteryRefusalPercent: UInt8 = 10,
-        firmwareDisconnectDelay: Duration = .milliseconds(500), firmwareRestartTime: Duration = .seconds(3)
+        firmwareDisconnectDelay: Duration = .milliseconds(500), firmwareRestartTime: Duration = .seconds(3),
+        pairingModeDuration: Duration = .seconds(120), maximumBonds: Int = 8,
+        bondedHosts: [String] = [EmulatedHost.installedAddress]
     ) {
+        self.pairingModeDuration = pairingModeDuration
+        self.maximumBonds = max(1, maximumBonds)
+        self.bondedHosts = bondedHosts
         self.firmwareDisconnectDelay = firmwareDisconnectDelay
         self.firmwareRestartTime = firmwareRestartTime
         self.info = info

@@ -4,6 +4,9 @@ import ReaderProtocol
 /// An in-process `ReaderLink` to an ``EmulatedReader``: what BlueZ would carry, without
 /// Bluetooth. Writes longer than MTU − 3 are refused (as BlueZ refuses a write without
 /// response), and every write fails once the link is closed or the reader dropped it.
+///
+/// Encrypted as a host that holds a bond with the reader, or not at all: a reader from
+/// firmware 3.0 refuses every write on an unencrypted link (documentation §1.1).
 public actor EmulatedReaderLink: ReaderLink {
     /// The largest packet: ATT MTU − 3.
     public nonisolated let maximumWriteLength: Int
@@ -11,13 +14,17 @@ public actor EmulatedReaderLink: ReaderLink {
     /// one `LinkInbound.dropped(_:)` if the reader drops the link (idle timeout, scenario,
     /// restart).
     public nonisolated let inbound: AsyncStream<LinkInbound>
+    /// Encrypted when opened as a host whose bond the reader accepted.
+    public nonisolated let security: LinkSecurity
 
     private let reader: EmulatedReader
     private let connectionID: Int
     private var closed = false
 
-    /// Connects to `reader` at ATT MTU `mtu` (23…247).
-    public init(reader: EmulatedReader, mtu: Int = 23) async throws(LinkError) {
+    /// Connects to `reader` at ATT MTU `mtu` (23…247), encrypted with the bond `host` holds
+    /// with it (nil: unencrypted). Fails with `LinkError.Code.notPaired` when `host` holds
+    /// no bond, and with `LinkError.Code.bondLost` when the reader no longer holds it.
+    public init(reader: EmulatedReader, mtu: Int = 23, encryptingAs host: EmulatedHost? = nil) async throws(LinkError) {
         guard (23...247).contains(mtu) else { throw LinkError(.invalidMTU, "the ATT MTU must be 23…247") }
         do {
             // A reader restarting after a firmware update is not there until it is back.
@@ -26,7 +33,15 @@ public actor EmulatedReaderLink: ReaderLink {
         } catch {
             throw LinkError(.cancelled, "the connection attempt was cancelled")
         }
-        let connection = try await reader.connect(maximumNotificationLength: mtu - 3)
+        let name = "emulated \(reader.configuration.info.model ?? "reader")"
+        if let host {
+            guard let key = await host.key(for: reader) else { throw LinkError.notPaired(name) }
+            guard await reader.encryptionKeyAccepted(host: host.address, key: key) else {
+                throw LinkError.bondLost(name, "it answered the key request with PIN or Key Missing (0x06)")
+            }
+        }
+        let connection = try await reader.connect(maximumNotificationLength: mtu - 3, encrypted: host != nil)
+        security = host == nil ? .unencrypted : .encrypted
         self.reader = reader
         maximumWriteLength = mtu - 3
         connectionID = connection.id

@@ -167,6 +167,23 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// `firmware-uart=512:11520`, 115,200 baud).
     public var firmwareUART: SerialLine?
 
+    // Link security (§1.1), for a reader from firmware 3.0.
+
+    /// `not-in-pairing-mode`: the reader's 120 s of pairing mode after power-on are over, so
+    /// it refuses to pair with a new host (SMP Pairing Not Supported) until its button is held.
+    public var pairingModeAtStart = true
+    /// `bond-forgotten`: the reader has forgotten every bond (its button told it to), so a
+    /// host that holds one cannot encrypt the link.
+    public var bondsForgotten = false
+    /// `passkey`: the reader has a display and pairs by Passkey Entry (GET INFO capability
+    /// bit 4), whatever its configuration says.
+    public var displaysPasskey = false
+    /// `wrong-passkey`: every passkey typed is refused (SMP Confirm Value Failed), as if
+    /// the person typed it wrong. Implies `passkey`.
+    public var refusesPasskeys = false
+    /// `pairing-stalls`: the reader never answers a pairing request.
+    public var pairingStalls = false
+
     /// A receive buffer between the radio module and the microcontroller.
     public struct SerialLine: Sendable, Hashable {
         /// The buffer's size in bytes.

@@ -220,5 +220,31 @@ extension ScenarioStep {
                 1...65_536, 100...10_000_000, expected: "BYTES:BYTES_PER_SECOND, as in firmware-uart=512:11520")
             scenario.firmwareUART = EmulatorScenario.SerialLine(capacity: capacity, bytesPerSecond: rate)
         },
+        ScenarioStep("not-in-pairing-mode", does: "pairing mode is over: pairing from a new host is refused (SMP 05)") {
+            scenario, value throws(EmulatorScenarioError) in
+            try value.flag()
+            scenario.pairingModeAtStart = false
+        },
+        ScenarioStep("bond-forgotten", does: "the reader has forgotten its bonds: a bonded host cannot encrypt") {
+            scenario, value throws(EmulatorScenarioError) in
+            try value.flag()
+            scenario.bondsForgotten = true
+        },
+        ScenarioStep("passkey", does: "the reader has a display: it pairs by Passkey Entry") {
+            scenario, value throws(EmulatorScenarioError) in
+            try value.flag()
+            scenario.displaysPasskey = true
+        },
+        ScenarioStep("wrong-passkey", does: "every passkey typed is refused (SMP 04), as if typed wrong") {
+            scenario, value throws(EmulatorScenarioError) in
+            try value.flag()
+            scenario.displaysPasskey = true
+            scenario.refusesPasskeys = true
+        },
+        ScenarioStep("pairing-stalls", does: "the reader never answers a pairing request") {
+            scenario, value throws(EmulatorScenarioError) in
+            try value.flag()
+            scenario.pairingStalls = true
+        },
     ]
 }

@@ -6,7 +6,7 @@
 public struct ReaderInfo: Sendable, Hashable {
     /// What the reader can do (tag `05`).
     public struct Capabilities: OptionSet, Sendable, Hashable {
-        /// The tag `05` bitmask as the reader sends it; bits 4–7 are kept as they came.
+        /// The tag `05` bitmask as the reader sends it; bits 5–7 are kept as they came.
         public let rawValue: UInt8
         /// The capabilities of a tag `05` bitmask.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -19,11 +19,14 @@ public struct ReaderInfo: Sendable, Hashable {
         public static let contactless = Capabilities(rawValue: 1 << 2)
         /// Bit 3: a PIN pad.
         public static let pinPad = Capabilities(rawValue: 1 << 3)
+        /// Bit 4: a display, which shows the passkey when the reader pairs (§1.1: Passkey
+        /// Entry rather than Just Works).
+        public static let display = Capabilities(rawValue: 1 << 4)
 
         /// Names of the capabilities set, in bit order.
         public var names: [String] {
             [(Self.magneticStripe, "magnetic-stripe"), (.contactChip, "contact-chip"),
-             (.contactless, "contactless"), (.pinPad, "pin-pad")]
+             (.contactless, "contactless"), (.pinPad, "pin-pad"), (.display, "display")]
                 .filter { contains($0.0) }.map(\.1)
         }
     }

@@ -8,7 +8,9 @@ struct InfoCommand: AsyncParsableCommand {
         discussion: """
             With several --reader or --all, each reader's answer is labelled with the reader \
             (in JSON: one object per line, with "reader"); the exit status is the first \
-            failing reader's.
+            failing reader's. "link" says whether the link is encrypted: only a reader \
+            before firmware 3.0 gives an unencrypted one, and GET INFO works on it without \
+            --allow-unencrypted.
 
             \(ExitStatus.help)
             """)
@@ -22,20 +24,20 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard reader.namesSeveral else {
-            let info = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
-                try await reader.info()
+            let (info, link) = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
+                (try await reader.info(), await reader.linkSecurity)
             }
-            return Output.print(ResponseBody.info(info).fields(), json: output.json)
+            return Output.print(Self.fields(info, link: link), json: output.json)
         }
         let outcomes = try await FleetRun.perform(reader) { _, reader throws(CardReaderError) in
-            try await reader.info()
+            (try await reader.info(), await reader.linkSecurity)
         }
         var failure: CardReaderError?
         for outcome in outcomes {
             var fields: [String: String]
             switch outcome.result {
-            case .success(let info):
-                fields = ResponseBody.info(info).fields()
+            case .success(let (info, link)):
+                fields = Self.fields(info, link: link)
             case .failure(let error):
                 failure = failure ?? error
                 fields = ["error": error.identifier, "message": error.description]
@@ -49,5 +51,12 @@ struct InfoCommand: AsyncParsableCommand {
             }
         }
         if let failure { throw ExitStatus.of(failure).exitCode }
+    }
+
+    /// GET INFO's fields, and `link`: `encrypted`, or `unencrypted` for a reader before 3.0.
+    static func fields(_ info: ReaderInfo, link: LinkSecurity?) -> [String: String] {
+        var fields = ResponseBody.info(info).fields()
+        fields["link"] = link.map { "\($0)" }
+        return fields
     }
 }

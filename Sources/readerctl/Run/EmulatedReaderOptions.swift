@@ -21,13 +21,22 @@ struct EmulatedReaderOptions: ParsableArguments {
         transform: ScenarioArgument.init(parsing:))
     var scenarios: [ScenarioArgument] = []
 
-    var isDefault: Bool { card == nil && scenarios.isEmpty }
+    @Option(
+        help: ArgumentHelp(
+            "Emulated reader: the firmware it runs (default 3.1.0). From 3.0 it needs an encrypted link and pairs; before 3.0 it neither pairs nor encrypts, and card operations need --allow-unencrypted.",
+            valueName: "version"),
+        transform: FirmwareArgument.init(parsing:))
+    var firmware: FirmwareArgument?
+
+    var isDefault: Bool { card == nil && scenarios.isEmpty && firmware == nil }
 
     /// The emulated reader these options describe.
     func makeReader() -> EmulatedReader {
         var scenario = EmulatorScenario()
         for argument in scenarios { argument.apply(to: &scenario) }
-        return EmulatedReader(card: card?.card ?? .visaTest, scenario: scenario)
+        var configuration = EmulatedReaderConfiguration()
+        if let firmware { configuration.info.firmwareVersion = firmware.version }
+        return EmulatedReader(card: card?.card ?? .visaTest, scenario: scenario, configuration: configuration)
     }
 }
 
@@ -74,5 +83,18 @@ struct ScenarioArgument: Sendable {
     /// Applies the steps, which parsing has checked.
     func apply(to scenario: inout EmulatorScenario) {
         for step in steps { try? scenario.apply(step) }
+    }
+}
+
+/// `--firmware`: a version as GET INFO reports it (printable ASCII, at most 32 bytes).
+struct FirmwareArgument: Sendable {
+    let version: String
+
+    init(parsing text: String) throws {
+        guard !text.isEmpty, text.utf8.count <= 32, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") })
+        else {
+            throw ValidationError("give a version such as 3.1.0 or 2.4.1 (letters, digits, '.' and '-', at most 32)")
+        }
+        version = text
     }
 }

@@ -41,7 +41,7 @@ enum FleetRun {
             // operations run side by side.
             let devices = targets.compactMap { if case .device(let device) = $0 { device } else { nil } }
             var connected = await fleet.connectAll(
-                devices, timeout: options.connectTimeout.duration)[...]
+                devices, timeout: options.connectTimeout.duration, configuration: options.readerConfiguration())[...]
             let readers = targets.map { target -> Connected<Value> in
                 switch target {
                 case .device: .init(connected.removeFirst())
@@ -105,14 +105,15 @@ enum FleetRun {
         }
     }
 
-    /// Connects the emulated reader; `timeout` also bounds its reconnections.
+    /// Connects the emulated reader; the configuration's connect timeout also bounds its
+    /// reconnections.
     private static func connect<Value: Sendable>(
-        _ connector: any ReaderConnector, logger: Logger, within timeout: Duration
+        _ connector: any ReaderConnector, configuration: CardReader.Configuration, logger: Logger
     ) async -> Connected<Value> {
         let label = connector.readerDescription
-        let reader = CardReader(connector: connector, configuration: CardReader.Configuration(connectTimeout: timeout), logger: logger)
+        let reader = CardReader(connector: connector, configuration: configuration, logger: logger)
         do throws(CardReaderError) {
-            try await reader.connect(timeout: timeout)
+            try await reader.connect(timeout: configuration.connectTimeout)
             return .ready(label, reader)
         } catch {
             return .ended(Outcome(label: label, result: .failure(error)))
@@ -144,6 +145,7 @@ enum FleetRun {
         _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
         let timeout = options.connectTimeout.duration
-        return await run(await connect(connector, logger: logger, within: timeout) as Connected<Value>, operation)
+        let configuration = options.readerConfiguration(connectTimeout: timeout)
+        return await run(await connect(connector, configuration: configuration, logger: logger) as Connected<Value>, operation)
     }
 }

@@ -38,8 +38,16 @@ struct ReaderOptions: ParsableArguments {
         valueName: "transport"))
     var valueTransport: BlueZValueTransport = .acquiredSocket
 
+    @Flag(help: "Run card operations (swipe, chip, EMV, firmware update) on an unencrypted link: only a reader before firmware 3.0 gives one. Card data then crosses the air in clear.")
+    var allowUnencrypted = false
+
     @Flag(help: "Log every frame to standard error (card data redacted), and how the link carries them.")
     var verbose = false
+
+    /// The reader's configuration for these options, connecting within `connectTimeout`.
+    func readerConfiguration(connectTimeout: Duration = .seconds(5)) -> CardReader.Configuration {
+        CardReader.Configuration(connectTimeout: connectTimeout, allowsUnencryptedLink: allowUnencrypted)
+    }
 
     func validate() throws {
         let bluetooth = !reader.isEmpty || all
@@ -50,7 +58,7 @@ struct ReaderOptions: ParsableArguments {
             throw ValidationError("--reader/--all and --emulated exclude each other")
         case (true, false):
             guard emulator.isDefault else {
-                throw ValidationError("--card and --scenario apply to the emulated reader only")
+                throw ValidationError("--card, --scenario and --firmware apply to the emulated reader only")
             }
             guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
         case (false, true):

@@ -19,7 +19,7 @@ enum ReaderRun {
         let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
         var logger = Logger(label: "readerctl")
         logger.logLevel = options.verbose ? .trace : .warning
-        let reader = CardReader(connector: connector, logger: logger)
+        let reader = CardReader(connector: connector, configuration: options.readerConfiguration(), logger: logger)
         // The connector's own deadline is --connect-timeout; the reader's comes a little
         // later, so the connector's specific error (not found, and what was seen instead)
         // is the one reported.

@@ -38,6 +38,8 @@ struct RecordingLink: ReaderLink {
         get async { await link.maximumWriteLength }
     }
 
+    var security: LinkSecurity { link.security }
+
     func write(_ packet: [UInt8]) async throws(LinkError) {
         let handedOver = recording.stamp()
         try await link.write(packet)

@@ -15,7 +15,7 @@ import Testing
         guard case .info(let info) = response.body else { return #expect(Bool(false), "no info body") }
         #expect(info.model == "VPOS3356")
         #expect(info.serialNumber == "EMU00001")
-        #expect(info.firmwareVersion == "2.4.1")
+        #expect(info.firmwareVersion == "3.1.0")
         #expect(info.batteryPercent == 85)
         #expect(info.capabilities == [.magneticStripe, .contactChip])
         #expect(info.bootloaderVersion == "1.0.3")
@@ -130,7 +130,7 @@ import Testing
     /// `CAN CAN` brings frames back at once.
     @Test func enterFirmwareUpdateSwitchesTheLinkToYModem() async throws {
         let reader = EmulatedReader()
-        let connection = try await reader.connect(maximumNotificationLength: 20)
+        let connection = try await reader.connect(maximumNotificationLength: 20, encrypted: true)
         var inbound = connection.notifications.makeAsyncIterator()
         try await reader.receive(try ReaderCommand.enterFirmwareUpdate(imageSize: 3028).frame.encoded(), connection: connection.id)
         // 02 C0 10 00 01 00 + CRC: the documented frame of an answer with status 00.

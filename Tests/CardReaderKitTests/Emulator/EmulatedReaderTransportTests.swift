@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EmulatedReaderTransportTests {
     @Test func theReaderIsDrivenDirectlyThroughItsConnection() async throws {
         let reader = EmulatedReader(card: .visaSwipeOnly, clock: ManualClock())
-        let connection = try await reader.connect(maximumNotificationLength: 20)
+        let connection = try await reader.connect(maximumNotificationLength: 20, encrypted: true)
         // The documentation's READ MAGNETIC STRIPE request (§2), split unevenly.
         let request = hex("02 C1 07 00 02 00 00 FC 34")
         try await reader.receive(Array(request[..<3]), connection: connection.id)

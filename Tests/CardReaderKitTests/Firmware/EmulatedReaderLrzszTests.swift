@@ -86,7 +86,7 @@ struct EmulatedReaderLrzszTests {
             scenario: try EmulatorScenario(parsing: scenario),
             configuration: EmulatedReaderConfiguration(
                 firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50)))
-        let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength)
+        let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength, encrypted: true)
         // sb waits (10 s a try, six tries) for the reader's first `C`.
         let child = try ChildProcess(Self.arguments + [Self.imageName], in: directory.path, standardError: logFile)
         defer { child.kill() }
@@ -187,7 +187,7 @@ struct EmulatedReaderLrzszTests {
     }
 
     /// With `firmware-corrupt` the reader rejects the image after the last block (`CAN CAN`
-    /// in answer to the end-of-batch block) and stays on 2.4.1 without dropping the link;
+    /// in answer to the end-of-batch block) and stays on 3.1.0 without dropping the link;
     /// sb hears the CANs ("Cancelled" in its log) yet exits 0, since lrzsz ignores what
     /// becomes of its end-of-batch block. Only the reader's version tells the host.
     @Test func sbExitsZeroWhenTheReaderRejectsTheImage() async throws {
@@ -196,7 +196,7 @@ struct EmulatedReaderLrzszTests {
         #expect(outcome.link.dropped == nil)
         #expect(outcome.log.contains("Cancelled"), "sb: \(outcome.log)")
         #expect(outcome.sbEnded == .exited(0), "sb: \(outcome.log)")
-        #expect(await reader.firmwareVersion == "2.4.1")
+        #expect(await reader.firmwareVersion == "3.1.0")
     }
 }
 

@@ -33,8 +33,13 @@ struct FirmwareUpdateTests {
             var configuration = EmulatedReaderConfiguration(
                 firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50))
             configuration.info.batteryPercent = battery
+            configuration.info.firmwareVersion = "2.4.1"
             emulator = EmulatedReader(scenario: try EmulatorScenario(parsing: scenario), configuration: configuration)
-            reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
+            // A reader before 3.0: its link is unencrypted, and the update runs only because
+            // the configuration allows that.
+            reader = CardReader(
+                connector: EmulatedReaderConnector(reader: emulator, mtu: mtu),
+                configuration: CardReader.Configuration(allowsUnencryptedLink: true))
             try await reader.connect()
         }
 
@@ -104,9 +109,43 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(mtu: 247)
         var generator = SystemRandomNumberGenerator()
         let payload = (0..<(300 * 1024)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.0.0", payload: payload))
-        #expect(try await bench.update(image).result.get().version == "3.0.0")
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.9.0", payload: payload))
+        #expect(try await bench.update(image).result.get().version == "2.9.0")
+        try await bench.expectUsable(on: "2.9.0")
+    }
+
+    /// An update from 2.4.1 to 3.0 (§1.1): the reader comes back needing an encrypted link,
+    /// and this host holds no bond. The update says so at once, rather than waiting out its
+    /// return deadline; once paired (the restart is a power-on: pairing mode), the reader
+    /// runs 3.0.0, encrypted.
+    @Test func anUpdateTo3Point0EndsAskingForPairing() async throws {
+        let bench = try await Bench()
+        let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.0.0", payload: [1, 2, 3]))
+        let failure = try #require(await bench.failure(image, options: FirmwareUpdateOptions(returnTimeout: .seconds(30))))
+        #expect(failure.code == .readerNeedsPairing)
+        #expect(failure.link?.code == .notPaired)
+        #expect(!failure.oldFirmwareKept)
+        let connector = try #require(bench.reader.connector as? EmulatedReaderConnector)
+        #expect(try await connector.pair(PairingRequest()) == .paired(.justWorks))
+        try await bench.reader.connect()
+        #expect(await bench.reader.linkSecurity == .encrypted)
         try await bench.expectUsable(on: "3.0.0")
+    }
+
+    /// An image before 3.0 is not installed on a reader whose link is encrypted: this host
+    /// would never use it again (no downgrade). Nothing is sent.
+    @Test func anImageBefore3Point0IsNotInstalledOverAnEncryptedLink() async throws {
+        let emulator = EmulatedReader()
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator))
+        try await reader.connect()
+        #expect(await reader.linkSecurity == .encrypted)
+        do {
+            _ = try await reader.updateFirmware(image: FirmwareUpdateTests.image).run { _ in }
+            Issue.record("the update ran")
+        } catch {
+            #expect(error.firmwareUpdate?.code == .securityDowngrade)
+        }
+        #expect(await emulator.firmwareVersion == "3.1.0")
     }
 
     @Test func anImageForAnotherModelIsRefusedBeforeAnythingIsSent() async throws {

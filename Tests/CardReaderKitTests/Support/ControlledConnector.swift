@@ -145,6 +145,7 @@ private struct CountedLink<Base: ReaderLink>: ReaderLink {
     let control: ConnectorControl
 
     var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
+    var security: LinkSecurity { base.security }
     var inbound: AsyncStream<LinkInbound> {
         let items = InboundIterator(base.inbound.makeAsyncIterator())
         let control = control

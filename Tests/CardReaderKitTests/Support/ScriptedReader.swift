@@ -15,6 +15,8 @@ actor ScriptedReader {
     }
 
     let mtu: Int
+    /// What the links say of their encryption.
+    let security: LinkSecurity
     private var decoder = FrameDecoder()
     private var commands: [ReaderCommand] = []
     private var commandWaiters: [CheckedContinuation<Void, Never>] = []
@@ -27,8 +29,9 @@ actor ScriptedReader {
     private var linkNumber = 0
     private var closed = false
 
-    init(mtu: Int = 23) {
+    init(mtu: Int = 23, security: LinkSecurity = .encrypted) {
         self.mtu = mtu
+        self.security = security
     }
 
     nonisolated var connector: ScriptedConnector { ScriptedConnector(reader: self) }
@@ -41,7 +44,7 @@ actor ScriptedReader {
         hostWaiting = nil
         closed = false
         let stream = AsyncStream<LinkInbound> { await self.nextInbound(link: number) }
-        return ScriptedLink(reader: self, inbound: stream, maximumWriteLength: mtu - 3)
+        return ScriptedLink(reader: self, inbound: stream, maximumWriteLength: mtu - 3, security: security)
     }
 
     /// The host's inbound stream asks for its next item: it has handled the previous one.
@@ -150,6 +153,7 @@ struct ScriptedLink: ReaderLink {
     let reader: ScriptedReader
     let inbound: AsyncStream<LinkInbound>
     let maximumWriteLength: Int
+    let security: LinkSecurity
 
     func write(_ packet: [UInt8]) async throws(LinkError) {
         try await reader.hostWrote(packet)
