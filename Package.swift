@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "CardReaderCore",
                 "BLETransport",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports

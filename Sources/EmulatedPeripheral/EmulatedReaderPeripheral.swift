@@ -45,6 +45,12 @@ public actor EmulatedReaderPeripheral {
     private var pump: Task<Void, Never>?
     private var comeback: Task<Void, Never>?
     private var stopped = false
+    /// From firmware 3.0: the reader's side of pairing (the default agent of this bluetoothd).
+    private var agent: PairingAgent?
+    /// Keeps the adapter bondable exactly while the reader is in pairing mode.
+    private var pairingMode: Task<Void, Never>?
+    /// The adapter's alias before it became the reader's name, put back at ``stop()``.
+    private var previousAlias: String?
 
     private init(
         reader: EmulatedReader, localName: String, session: BluetoothSession, adapter: BluetoothAdapter,
@@ -95,14 +101,18 @@ public actor EmulatedReaderPeripheral {
     private func setUp(manufacturer: String) async throws(BluetoothError) {
         let info = reader.configuration.info
         let battery = reader.scenario.batteryPercent ?? info.batteryPercent ?? 100
+        // From firmware 3.0, TX's subscription and RX's writes need an encrypted link (§1.1):
+        // bluetoothd refuses them otherwise (ATT 0x0F; a write without response is dropped).
+        let encrypted = await reader.requiresEncryption
         let data = GattServiceDefinition(
             uuid: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService),
             characteristics: [
                 GattCharacteristicDefinition(
-                    uuid: Self.transmit, flags: ["notify"],
+                    uuid: Self.transmit, flags: encrypted ? ["notify", "encrypt-notify"] : ["notify"],
                     onNotifyChange: { [weak self] enabled in await self?.notificationsChanged(enabled) }),
                 GattCharacteristicDefinition(
-                    uuid: Self.receive, flags: ["write", "write-without-response"],
+                    uuid: Self.receive,
+                    flags: encrypted ? ["encrypt-write", "write-without-response"] : ["write", "write-without-response"],
                     onWrite: { [weak self] (value, request) throws(GattRequestError) in
                         guard let self else { throw .failed("the emulated reader stopped") }
                         try await self.received(value, request)
@@ -137,6 +147,11 @@ public actor EmulatedReaderPeripheral {
             await self?.bluetoothdWentAway()
         }
         do throws(BluetoothError) {
+            // The GAP Device Name a central reads after connecting is the adapter's alias:
+            // the reader's own name, as a real reader's is.
+            if previousAlias == nil { previousAlias = try await adapter.alias() }
+            try await adapter.setAlias(localName)
+            if await reader.requiresEncryption { try await startPairing() }
             application = try await GattApplication.register(services, on: adapter, at: "/cardreaderkit/reader")
             advertiser = try await LEAdvertiser.register(
                 LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
@@ -150,6 +165,10 @@ public actor EmulatedReaderPeripheral {
     private func unregister() async {
         watcher?.cancel()
         watcher = nil
+        pairingMode?.cancel()
+        pairingMode = nil
+        await agent?.unregister()
+        agent = nil
         await advertiser?.unregister()
         await application?.unregister()
         advertiser = nil
@@ -195,6 +214,7 @@ public actor EmulatedReaderPeripheral {
         }
         await endReaderConnection()
         await unregister()
+        if let previousAlias { try? await adapter.setAlias(previousAlias) }
         await session.close()
         logger.info("emulated reader stopped", metadata: ["name": "\(localName)"])
     }
@@ -215,7 +235,9 @@ public actor EmulatedReaderPeripheral {
         } else {
             let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), maximumMTU)
             do throws(LinkError) {
-                let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength(mtu: mtu))
+                // bluetoothd delivers writes to an encrypt-write RX only on an encrypted link.
+                let connection = try await reader.connect(
+                    maximumNotificationLength: Self.notificationLength(mtu: mtu), encrypted: await reader.requiresEncryption)
                 id = connection.id
                 connectionID = id
                 central = request.device
@@ -308,6 +330,50 @@ public actor EmulatedReaderPeripheral {
             logger.info("emulated reader advertising again", metadata: ["name": "\(localName)"])
         } catch {
             logger.error("could not advertise after the restart: \(error)")
+        }
+    }
+
+    // MARK: - Pairing (§1.1)
+
+    /// The reader's side of pairing: the default agent of this bluetoothd, answering for
+    /// this adapter's devices only (DisplayOnly for a reader with a display, which shows the
+    /// passkey in the log; NoInputNoOutput otherwise), and the adapter bondable only in
+    /// pairing mode, so the kernel refuses a new bond outside it (SMP Pairing Not Supported,
+    /// 0x05) while existing bonds keep encrypting. `bond-forgotten` removes every bond first.
+    private func startPairing() async throws(BluetoothError) {
+        let adapterPrefix = adapter.path.rawValue + "/"
+        let reader = reader
+        let logger = logger
+        let name = localName
+        if reader.scenario.bondsForgotten {
+            for device in try await adapter.knownDevices() where device.isPaired {
+                try await adapter.removeDevice(at: device.path)
+            }
+        }
+        let displays = await reader.displaysPasskey
+        agent = try await PairingAgent.register(
+            on: session, capability: displays ? .displayOnly : .noInputNoOutput,
+            responder: PairingResponder(
+                accepts: { $0.rawValue.hasPrefix(adapterPrefix) },
+                displayPasskey: { _, passkey in
+                    // `wrong-passkey`: the display shows other digits than the ones the pairing checks.
+                    let shown = reader.scenario.refusesPasskeys ? (passkey + 1) % 1_000_000 : passkey
+                    logger.notice(
+                        "\(name) displays passkey \(Passkey(shown).map(\.digits) ?? "??????")", metadata: ["name": "\(name)"])
+                },
+                authorize: { _ in await reader.isInPairingMode }),
+            asDefault: true, at: "/cardreaderkit/reader_agent")
+        let adapter = adapter
+        pairingMode = Task {
+            var bondable: Bool?
+            while !Task.isCancelled {
+                let wanted = await reader.isInPairingMode
+                if wanted != bondable, (try? await adapter.setPairable(wanted)) != nil {
+                    bondable = wanted
+                    logger.info(wanted ? "pairing mode" : "pairing mode over", metadata: ["name": "\(name)"])
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
         }
     }
 

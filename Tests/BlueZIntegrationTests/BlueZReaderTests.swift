@@ -23,20 +23,28 @@ struct BlueZIntegrationTests {
         return try await EmulatedReaderPeripheral.start(reader: reader, adapter: Self.peripheralAdapter)
     }
 
-    /// Serves a fresh emulated reader for `body` (the central forgets what it knew, so
-    /// every test starts disconnected and with a fresh GATT cache), and stops it after.
+    /// Serves a fresh emulated reader for `body` (both sides forget what they knew, so
+    /// every test starts disconnected, unpaired and with a fresh GATT cache), pairs with it
+    /// (firmware 3.1.0 needs an encrypted link: Just Works, in its pairing mode), and stops
+    /// it after.
     func withPeripheral(
         _ scenario: [String], _ body: (EmulatedReaderPeripheral) async throws -> Void
     ) async throws {
         try await forgetDevices()
         let peripheral = try await startPeripheral(scenario)
         do {
+            try await pairWithReader()
             try await body(peripheral)
         } catch {
             await peripheral.stop()
             throw error
         }
         await peripheral.stop()
+    }
+
+    /// Pairs with the reader just started (Just Works, in its pairing mode).
+    func pairWithReader() async throws {
+        #expect(try await connector.pair(PairingRequest(timeout: .seconds(30))) == .paired(.justWorks))
     }
 
     func forgetDevices() async throws {
@@ -281,6 +289,7 @@ struct BlueZIntegrationTests {
     @Test func aReconnectPolicyBringsTheLinkBackWhenTheReaderReturns() async throws {
         try await forgetDevices()
         let first = try await startPeripheral([])
+        try await pairWithReader()
         let reader = CardReader(
             connector: connector, configuration: CardReader.Configuration(connectTimeout: .seconds(30), reconnect: Self.reconnect))
         let events = await reader.events()
@@ -349,6 +358,7 @@ struct BlueZIntegrationTests {
     func breakAndRecover(with command: [String], reasons: [String]) async throws {
         try await forgetDevices()
         let first = try await startPeripheral([])
+        try await pairWithReader()
         let reader = cardReader(connector)
         let events = await reader.events()
         try await reader.connect()

@@ -47,9 +47,9 @@ struct DoctorCommandTests {
         #expect(report.checks.map(\.check) == [
             "libdbus", "system bus", "bluetoothd", "bus policy", "BlueZ version", "adapter", "powered", "rfkill", "LE",
             "discovery", "reader found", "connected", "reader service", "TX characteristic", "RX characteristic",
-            "notifications", "GET INFO",
+            "link security", "notifications", "GET INFO",
         ])
-        #expect(report.checks.map(\.status) == ["ok", "FAIL"] + Array(repeating: "skipped", count: 15))
+        #expect(report.checks.map(\.status) == ["ok", "FAIL"] + Array(repeating: "skipped", count: 16))
         #expect(report.checks[1].fix?.hasPrefix("is dbus running?") == true)
         #expect(report.checks[1].milliseconds != nil)
         #expect(report.checks[2].milliseconds == nil)

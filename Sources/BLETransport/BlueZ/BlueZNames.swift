@@ -10,5 +10,9 @@ public enum BlueZNames {
     public static let gattManagerInterface = "org.bluez.GattManager1"
     public static let advertisingManagerInterface = "org.bluez.LEAdvertisingManager1"
     public static let advertisementInterface = "org.bluez.LEAdvertisement1"
+    public static let agentManagerInterface = "org.bluez.AgentManager1"
+    public static let agentInterface = "org.bluez.Agent1"
+    /// The object `AgentManager1` is on.
+    public static let managerPath: DBusObjectPath = "/org/bluez"
 
 }

@@ -63,6 +63,8 @@ extension BluetoothError.Code {
     public static let dbusLibraryUnavailable = Self(rawValue: "dbus-library-unavailable")
     /// BlueZ answered with something this layer does not understand.
     public static let unexpectedReply = Self(rawValue: "unexpected-reply")
+    /// A bonded device could not be encrypted with the bond's key.
+    public static let encryptionFailed = Self(rawValue: "encryption-failed")
 
     // MARK: BlueZ's error names (org.bluez.Error.*)
 
@@ -78,6 +80,17 @@ extension BluetoothError.Code {
     public static let alreadyExists = Self(rawValue: "org.bluez.Error.AlreadyExists")
     public static let doesNotExist = Self(rawValue: "org.bluez.Error.DoesNotExist")
     public static let notReady = Self(rawValue: "org.bluez.Error.NotReady")
+    /// Pairing failed: the agent refused or timed out, or the peer's Security Manager
+    /// refused (every SMP failure: Pairing Not Supported, Confirm Value Failed, …).
+    public static let authenticationFailed = Self(rawValue: "org.bluez.Error.AuthenticationFailed")
+    /// Pairing was cancelled (`CancelPairing`) or the link dropped during it.
+    public static let authenticationCanceled = Self(rawValue: "org.bluez.Error.AuthenticationCanceled")
+    /// Pairing was refused at once: another pairing is under way, or the peer rejected it.
+    public static let authenticationRejected = Self(rawValue: "org.bluez.Error.AuthenticationRejected")
+    /// Pairing did not complete in time.
+    public static let authenticationTimeout = Self(rawValue: "org.bluez.Error.AuthenticationTimeout")
+    /// The connection pairing needs could not be made.
+    public static let connectionAttemptFailed = Self(rawValue: "org.bluez.Error.ConnectionAttemptFailed")
     /// The call's reply did not come (D-Bus's `NoReply`: bluetoothd is stuck or gone).
     public static let noReply = Self(rawValue: "org.freedesktop.DBus.Error.NoReply")
     /// The bus's policy does not let this process talk to `org.bluez` (D-Bus's `AccessDenied`).

@@ -33,6 +33,10 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
     case cancelled
     /// BlueZ answered with something this layer does not understand.
     case unexpectedReply(String)
+    /// A device BlueZ holds a bond with connected, then dropped the link before its
+    /// services could be used: the kernel could not encrypt with the bond's key (the peer
+    /// answered the key request with PIN or Key Missing, or refused the encryption).
+    case encryptionFailed(String)
 
     /// Maps a D-Bus failure of `operation`; `org.bluez` without owner becomes
     /// ``bluetoothdNotRunning(_:)``, and so does the bus failing to start it (activation).
@@ -78,6 +82,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .dbusLibraryUnavailable: .dbusLibraryUnavailable
         case .cancelled: .cancelled
         case .unexpectedReply: .unexpectedReply
+        case .encryptionFailed: .encryptionFailed
         }
     }
 
@@ -102,6 +107,8 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case .dbusLibraryUnavailable(let error): error.description
         case .cancelled: "cancelled"
         case .unexpectedReply(let detail): "unexpected reply from BlueZ: \(detail)"
+        case .encryptionFailed(let device):
+            "\(device) connected, then dropped the link before it was encrypted: it no longer accepts this host's bond"
         }
     }
 

@@ -91,7 +91,16 @@ public actor GattConnection {
                 session.logger.debug("connected, services resolved", metadata: ["device": "\(name)", "attempt": "\(attempt)"])
                 return
             } catch {
-                guard attempt < attempts, Self.isRetryable(error), ContinuousClock.now < deadline else { throw error }
+                // Bonded, connected, then dropped while connecting: bluetoothd opens a bonded
+                // device's ATT channel encrypted, so the encryption may have failed (BlueZ
+                // 5.66 says only le-connection-abort-by-local). A transient abort looks the
+                // same, so it is taken for that only when the last attempt fails this way.
+                let encryptionSuspect =
+                    info?.isBonded == true && connectedSeen
+                    && (error.code.isTransientConnectFailure || error.code == .remoteDisconnected)
+                guard attempt < attempts, Self.isRetryable(error), ContinuousClock.now < deadline else {
+                    throw encryptionSuspect ? .encryptionFailed(name) : error
+                }
                 session.logger.debug("connect attempt failed, retrying", metadata: ["device": "\(name)", "error": "\(error)"])
                 await sleep(for: .milliseconds(250 * attempt), until: deadline)
             }

@@ -14,7 +14,8 @@ public protocol PairingReaderConnector: ReaderConnector {
     /// same adapter.
     func pair(_ request: PairingRequest) async throws(PairingError) -> PairingOutcome
 
-    /// Deletes this host's bond with the reader (nothing if there is none). The reader
-    /// keeps its side until it is told to forget: pairing again needs pairing mode.
-    func unpair() async throws(PairingError)
+    /// Deletes this host's bond with the reader, and says whether there was one. The
+    /// reader keeps its side until it is told to forget: pairing again needs pairing mode.
+    @discardableResult
+    func unpair() async throws(PairingError) -> Bool
 }

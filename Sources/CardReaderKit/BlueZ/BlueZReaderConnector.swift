@@ -58,8 +58,9 @@ public struct BlueZReaderConnector: ReaderConnector {
     }
 
     /// Opens its own D-Bus connection, finds the reader within ``timeout``, connects
-    /// (``connectAttempts`` attempts in all when BlueZ aborts one) and binds TX and RX;
-    /// closing the link closes that D-Bus connection.
+    /// (``connectAttempts`` attempts in all when BlueZ aborts one), decides the link's
+    /// security (`LinkSecurityPolicy`) and binds TX and RX; closing the link closes that
+    /// D-Bus connection.
     public func connect() async throws(LinkError) -> any ReaderLink {
         let deadline = ContinuousClock.now + timeout
         let session: BluetoothSession
@@ -68,29 +69,55 @@ public struct BlueZReaderConnector: ReaderConnector {
         } catch {
             throw LinkError(error)
         }
-        do throws(BluetoothError) {
-            let adapter = try await session.adapter(named: self.adapter)
-            let found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
+        do throws(LinkError) {
+            let adapter: BluetoothAdapter
+            let found: BluetoothDeviceInfo
+            do throws(BluetoothError) {
+                adapter = try await session.adapter(named: self.adapter)
+                found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
+            } catch {
+                throw LinkError(error)
+            }
             return try await Self.openLink(
                 to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
                 maximumMTU: maximumMTU, ownsSession: true, logger: logger)
         } catch {
             await session.close()
-            throw LinkError(error)
+            throw error
         }
     }
 
-    /// Connects to a device found on `adapter`, binds TX and RX and enables notifications.
+    /// Connects to a device found on `adapter`, decides the link's security from the
+    /// reader's firmware revision (Device Information `2A26`, readable unencrypted) and
+    /// whether BlueZ holds a bond with it, then binds TX and RX and enables notifications.
+    /// A reader that needs an encrypted link this host cannot give is disconnected before
+    /// TX or RX is touched: so bluetoothd never pairs by itself behind the caller's back.
     /// With `ownsSession`, closing the link closes the adapter's D-Bus connection too.
     package static func openLink(
         to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: ContinuousClock.Instant,
         attempts: Int, valueTransport: GattValueTransport, maximumMTU: Int, ownsSession: Bool, logger: Logger
-    ) async throws(BluetoothError) -> BlueZReaderLink {
+    ) async throws(LinkError) -> BlueZReaderLink {
         logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
-        let connection = try await adapter.device(at: found.path).connect(
-            timeout: max(deadline - .now, .milliseconds(1)), attempts: attempts)
-        return try await BlueZReaderLink.bind(
-            connection, device: found, ownsSession: ownsSession, valueTransport: valueTransport, maximumMTU: maximumMTU,
-            logger: logger)
+        let connection: GattConnection
+        do throws(BluetoothError) {
+            connection = try await adapter.device(at: found.path).connect(
+                timeout: max(deadline - .now, .milliseconds(1)), attempts: attempts)
+        } catch {
+            throw found.isBonded && BlueZLinkSecurity.isEncryptionFailure(error)
+                ? LinkError.bondLost(found.summary, error.description) : LinkError(error)
+        }
+        let security = await BlueZLinkSecurity.decide(for: connection, found: found, logger: logger)
+        guard security != .needsPairing else {
+            await connection.disconnect()
+            throw LinkError.notPaired(found.summary)
+        }
+        do throws(BluetoothError) {
+            return try await BlueZReaderLink.bind(
+                connection, device: found, ownsSession: ownsSession, valueTransport: valueTransport,
+                maximumMTU: maximumMTU, logger: logger)
+        } catch {
+            throw security == .encryptWithBond && BlueZLinkSecurity.isEncryptionFailure(error)
+                ? LinkError.bondLost(found.summary, error.description) : LinkError(error)
+        }
     }
 }

@@ -144,15 +144,11 @@ public actor BlueZReaderFleet: ReaderFleet {
         defer { if takesTurn { connectGate.release() } }
         // The set-up's own bound starts with its turn: waiting behind the others' set-ups
         // (each bounded the same way) does not use it up.
-        do throws(BluetoothError) {
-            let link = try await BlueZReaderConnector.openLink(
-                to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport.gatt,
-                maximumMTU: maximumMTU, ownsSession: false, logger: logger)
-            linkedBefore.insert(target.address)
-            return link
-        } catch {
-            throw LinkError(error)
-        }
+        let link = try await BlueZReaderConnector.openLink(
+            to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport.gatt,
+            maximumMTU: maximumMTU, ownsSession: false, logger: logger)
+        linkedBefore.insert(target.address)
+        return link
     }
 
     // MARK: - Discovery, one at a time

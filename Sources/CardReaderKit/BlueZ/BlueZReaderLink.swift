@@ -1,5 +1,5 @@
 package import BLETransport
-import Logging
+internal import Logging
 
 /// A ``ReaderLink`` over BlueZ: frames go to the reader's RX characteristic, its TX
 /// notifications come back on ``inbound``. Made by ``BlueZReaderConnector``.

@@ -45,8 +45,12 @@ public actor EmulatedHost {
 
     func keep(_ key: UInt64, for reader: EmulatedReader) { keys[ObjectIdentifier(reader)] = key }
 
-    /// Deletes this host's bond with `reader` (the reader keeps its side).
-    public func forgetBond(with reader: EmulatedReader) { keys[ObjectIdentifier(reader)] = nil }
+    /// Deletes this host's bond with `reader` (the reader keeps its side), and says whether
+    /// there was one.
+    @discardableResult
+    public func forgetBond(with reader: EmulatedReader) -> Bool {
+        keys.removeValue(forKey: ObjectIdentifier(reader)) != nil
+    }
 
     /// The key of a bond made at installation: FNV-1a of the host and the reader's serial,
     /// so both sides compute it without meeting.

@@ -64,8 +64,10 @@ public struct EmulatedReaderConnector: PairingReaderConnector {
         return try await pairing.run()
     }
 
-    /// Deletes the host's bond with the reader; the reader keeps its side.
-    public func unpair() async {
+    /// Deletes the host's bond with the reader, and says whether there was one; the reader
+    /// keeps its side.
+    @discardableResult
+    public func unpair() async -> Bool {
         await host.forgetBond(with: reader)
     }
 }

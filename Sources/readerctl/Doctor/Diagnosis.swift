@@ -67,6 +67,9 @@ struct Diagnosis: Sendable {
             await connection.disconnect()
             return
         }
+        // A reader that needs pairing is disconnected by its check: TX is never touched.
+        guard await report.check(.linkSecurity, { await ReaderChecks.linkSecurity(connection, device: device) }) != nil
+        else { return }
         // A binding that fails disconnects; the reader disconnects after GET INFO.
         guard let link = await report.check(.notifications, { await ReaderChecks.notifications(connection, transport: .acquiredSocket) })
         else { return }

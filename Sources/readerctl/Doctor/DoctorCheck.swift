@@ -44,11 +44,14 @@ enum DoctorStep: String, CaseIterable, Sendable {
     case readerService = "reader service"
     case transmit = "TX characteristic"
     case receive = "RX characteristic"
+    case linkSecurity = "link security"
     case notifications
     case getInfo = "GET INFO"
 
     /// The checks that need `--reader`.
-    static let readerSteps: [DoctorStep] = [.readerFound, .connected, .readerService, .transmit, .receive, .notifications, .getInfo]
+    static let readerSteps: [DoctorStep] = [
+        .readerFound, .connected, .readerService, .transmit, .receive, .linkSecurity, .notifications, .getInfo,
+    ]
 }
 
 /// What a check's work concluded: it holds (and what was found), or it does not (what

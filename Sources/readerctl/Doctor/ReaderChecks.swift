@@ -72,6 +72,26 @@ enum ReaderChecks {
         return .holds((), "\(uuid), flags \(listed)")
     }
 
+    /// What protects the link (reader documentation §1.1), decided as the connector does
+    /// before TX or RX is touched: holds for a bonded reader (encrypted) and for one before
+    /// 3.0 (unencrypted: card operations need --allow-unencrypted); fails for a reader that
+    /// needs an encrypted link this host cannot give, so that bluetoothd is never made to
+    /// pair by itself.
+    static func linkSecurity(_ connection: GattConnection, device: BluetoothDeviceInfo) async -> DoctorFinding<Void> {
+        let revision = await BlueZLinkSecurity.firmwareRevision(on: connection, logger: logger)
+        let firmware = revision.map { "firmware \($0)" } ?? "no readable firmware revision (taken as 3.0 or later)"
+        switch await BlueZLinkSecurity.decide(for: connection, found: device, logger: logger) {
+        case .encryptWithBond:
+            return .holds((), "\(firmware); bonded: the link is encrypted with the bond's key")
+        case .openUnencrypted:
+            return .holds((), "\(firmware), before 3.0: the link is unencrypted; card operations need --allow-unencrypted")
+        case .needsPairing:
+            await connection.disconnect()
+            let refusal = LinkError.notPaired(device.summary)
+            return .fails("\(firmware): \(refusal.detail)", fix: refusal.fix)
+        }
+    }
+
     /// Subscribes to TX and gets RX's writer: the link the reader runs over.
     static func notifications(
         _ connection: GattConnection, transport: GattValueTransport

@@ -76,6 +76,18 @@ extension CardReaderError: CommandFailure {
     var message: String? { description }
 }
 
+extension PairingError: CommandFailure {
+    var exitStatus: ExitStatus {
+        switch code {
+        case .cancelled: .cancelled
+        case .linkFailed: .linkLost
+        default: .linkNotSecure
+        }
+    }
+    var identifier: String { code.rawValue }
+    var message: String? { description }
+}
+
 extension LinkError: CommandFailure {
     var exitStatus: ExitStatus { .linkLost }
     var identifier: String { code.rawValue }

@@ -1,0 +1,36 @@
+import ArgumentParser
+import CardReaderKit
+import CardReaderKitTesting
+
+/// Which reader `pair` and `unpair` act on: one Bluetooth reader, or the emulated one.
+struct PairingTargetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address.",
+        valueName: "name|address"))
+    var reader: String?
+
+    @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Flag(help: "The built-in emulated reader instead: it keeps bonds for this run only.")
+    var emulated = false
+
+    @OptionGroup var emulator: EmulatedReaderOptions
+
+    func validate() throws {
+        switch (reader != nil, emulated) {
+        case (false, false): throw ValidationError("name the reader: --reader NAME|ADDRESS, or --emulated")
+        case (true, true): throw ValidationError("--reader and --emulated exclude each other")
+        case (true, false):
+            guard emulator.isDefault else { throw ValidationError("--card, --scenario and --firmware apply to the emulated reader only") }
+        case (false, true):
+            guard adapter == nil else { throw ValidationError("--adapter applies to a Bluetooth reader only") }
+        }
+    }
+
+    /// The connector these options name.
+    func connector(timeout: Duration = .seconds(30)) -> any PairingReaderConnector {
+        if let reader { return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: timeout) }
+        return EmulatedReaderConnector(reader: emulator.makeReader())
+    }
+}
