@@ -346,7 +346,8 @@ public actor EmulatedReaderPeripheral {
         let logger = logger
         let name = localName
         if reader.scenario.bondsForgotten {
-            for device in try await adapter.knownDevices() where device.isPaired {
+            // The button clears every host the reader knew, paired or not.
+            for device in try await adapter.knownDevices() where !device.isConnected {
                 try await adapter.removeDevice(at: device.path)
             }
         }

@@ -14,7 +14,7 @@ struct ReaderCtl: AsyncParsableCommand {
             \(ExitStatus.help)
             """,
         subcommands: [
-            InfoCommand.self, PairCommand.self, UnpairCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
+            InfoCommand.self, PairCommand.self, UnpairCommand.self, BondsCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
             EventsCommand.self, UpdateFirmwareCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
             DoctorCommand.self,
         ]

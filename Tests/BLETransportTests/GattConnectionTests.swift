@@ -24,6 +24,30 @@ import Glibc
         return (bus, fake, reader, session, connection)
     }
 
+    /// A bonded device that connects, then drops the link before its services resolve, on
+    /// every attempt: the encryption with the bond's key failed (BlueZ 5.66 says only
+    /// le-connection-abort-by-local). Once is a transient abort; without a bond it is never
+    /// taken for a failed encryption.
+    @Test(arguments: [(true, 5, "encryption-failed"), (true, 1, nil), (false, 5, "le-connection-abort-by-local")])
+    func aBondedDeviceThatDropsEveryAttemptFailedToEncrypt(bonded: Bool, aborts: Int, expected: String?) async throws {
+        let bus = try TestBus()
+        defer { withExtendedLifetime(bus) {} }
+        let fake = try await FakeBlueZ.start(on: bus)
+        try fake.addAdapter("hci1", powered: true)
+        try FakeReader().export(on: fake, abortedConnects: aborts, bonded: bonded, connectedBeforeAbort: true)
+        let session = try await BluetoothSession.open(busAddress: bus.address)
+        defer { Task { await session.close() } }
+        let adapter = try await session.adapter(named: "hci1")
+        do throws(BluetoothError) {
+            let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(10), attempts: 3)
+            #expect(expected == nil, "connected")
+            await connection.disconnect()
+        } catch {
+            #expect(error.code.rawValue == expected)
+        }
+        #expect(fake.recorded("Connect").count == min(aborts + 1, 3))
+    }
+
     @Test func abortedConnectsAreRetriedThenNotificationsAndWritesFlowAsMessages() async throws {
         let (bus, fake, reader, session, connection) = try await connect(abortedConnects: 1)
         defer { withExtendedLifetime(bus) {} }

@@ -1,4 +1,5 @@
 internal import BLETransport
+import FoundationEssentials
 internal import Logging
 
 /// Pairing over BlueZ: the reader must be in pairing mode (reader documentation §1.1).
@@ -31,6 +32,9 @@ extension BlueZReaderConnector: PairingReaderConnector {
             do throws(PairingError) {
                 let outcome = try await pairing.run()
                 await device.disconnect()
+                if case .paired(let method) = outcome {
+                    keep(ReaderBond(address: found.address, name: found.name, adapter: adapter.name, pairedAt: Date(), method: method))
+                }
                 return outcome
             } catch {
                 await device.disconnect()
@@ -50,7 +54,26 @@ extension BlueZReaderConnector: PairingReaderConnector {
             }
             try await adapter.removeDevice(at: known.path)
             logger.info("unpaired", metadata: ["reader": "\(known.summary)"])
+            forget(address: known.address, adapter: adapter.name)
             return true
+        }
+    }
+
+    /// Notes the bond in ``bondStore``: a store that cannot be written costs the note, not
+    /// the pairing.
+    private func keep(_ bond: ReaderBond) {
+        do throws(ReaderBondStoreError) {
+            try bondStore?.record(bond)
+        } catch {
+            logger.warning("the pairing was not noted in the bond store: \(error)")
+        }
+    }
+
+    private func forget(address: String, adapter: String) {
+        do throws(ReaderBondStoreError) {
+            try bondStore?.remove(address: address, adapter: adapter)
+        } catch {
+            logger.warning("the bond store still lists the reader: \(error)")
         }
     }
 

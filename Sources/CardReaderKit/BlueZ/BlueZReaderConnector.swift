@@ -31,14 +31,19 @@ public struct BlueZReaderConnector: ReaderConnector {
     public var maximumMTU: Int
     /// Where discovery, connection and link events are logged.
     public var logger: Logger
+    /// Where ``pair(_:)`` notes when and how it paired, and ``unpair()`` forgets it (nil:
+    /// nowhere); by default the user's state directory (``ReaderBondStore/userDefault``).
+    public var bondStore: ReaderBondStore?
 
     /// A connector to the reader named or addressed by `reader`; nothing happens until
     /// ``connect()``. `maximumMTU` is clamped to 23…247.
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
         timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: BlueZValueTransport = .acquiredSocket,
-        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ"),
+        bondStore: ReaderBondStore? = .userDefault
     ) {
+        self.bondStore = bondStore
         self.valueTransport = valueTransport
         self.maximumMTU = min(max(maximumMTU, 23), 247)
         self.reader = reader

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardReaderKit
 import CardReaderKitTesting
+import FoundationEssentials
 
 /// Which reader `pair` and `unpair` act on: one Bluetooth reader, or the emulated one.
 struct PairingTargetOptions: ParsableArguments {
@@ -17,6 +18,14 @@ struct PairingTargetOptions: ParsableArguments {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
+    @Option(help: ArgumentHelp(
+        "The file where pairings are noted with their time (default: ~/.local/state/cardreaderkit/bonds.json, under $XDG_STATE_HOME if set).",
+        valueName: "file"))
+    var bondStore: String?
+
+    /// The bond store these options name.
+    var store: ReaderBondStore? { bondStore.map { ReaderBondStore(file: URL(fileURLWithPath: $0)) } ?? .userDefault }
+
     func validate() throws {
         switch (reader != nil, emulated) {
         case (false, false): throw ValidationError("name the reader: --reader NAME|ADDRESS, or --emulated")
@@ -24,13 +33,15 @@ struct PairingTargetOptions: ParsableArguments {
         case (true, false):
             guard emulator.isDefault else { throw ValidationError("--card, --scenario and --firmware apply to the emulated reader only") }
         case (false, true):
-            guard adapter == nil else { throw ValidationError("--adapter applies to a Bluetooth reader only") }
+            guard adapter == nil, bondStore == nil else {
+                throw ValidationError("--adapter and --bond-store apply to a Bluetooth reader only")
+            }
         }
     }
 
     /// The connector these options name.
     func connector(timeout: Duration = .seconds(30)) -> any PairingReaderConnector {
-        if let reader { return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: timeout) }
+        if let reader { return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: timeout, bondStore: store) }
         return EmulatedReaderConnector(reader: emulator.makeReader())
     }
 }

@@ -72,8 +72,13 @@ package final class FakeReader: Sendable {
     /// `le-connection-abort-by-local`; the first write answers `InProgress`. With
     /// `offeringSockets`, TX and RX show `NotifyAcquired`/`WriteAcquired` and answer
     /// AcquireNotify/AcquireWrite with one end of a `SOCK_SEQPACKET` pair and MTU 247, as
-    /// bluetoothd's gatt-client does.
-    package func export(on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false) throws {
+    /// bluetoothd's gatt-client does. With `bonded`, the device shows `Paired` and `Bonded`;
+    /// with `connectedBeforeAbort`, each aborted `Connect` first shows `Connected` true, then
+    /// false, as BlueZ 5.66 does when a bonded peer refuses the encryption.
+    package func export(
+        on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false, bonded: Bool = false,
+        connectedBeforeAbort: Bool = false
+    ) throws {
         let server = fake.connection
         let connects = Locked(0)
         let writeCalls = Locked(0)
@@ -83,6 +88,11 @@ package final class FakeReader: Sendable {
                     fake.record(call)
                     let attempt = connects.withLock { $0 += 1; return $0 }
                     if attempt <= abortedConnects {
+                        if connectedBeforeAbort {
+                            for connected in [true, false] {
+                                try server.setProperties(["Connected": .bool(connected)], interface: "org.bluez.Device1", path: Self.device)
+                            }
+                        }
                         throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
                     }
                     try server.setProperties(
@@ -103,6 +113,8 @@ package final class FakeReader: Sendable {
                 DBusProperty("Adapter", value: .objectPath("/org/bluez/hci1")),
                 DBusProperty("Connected", value: .bool(false)),
                 DBusProperty("ServicesResolved", value: .bool(false)),
+                DBusProperty("Paired", value: .bool(bonded)),
+                DBusProperty("Bonded", value: .bool(bonded)),
             ])
         ])
         try server.export(Self.service, interfaces: [
