@@ -17,6 +17,15 @@ reader "restarts" (stops advertising for 2 s) and advertises the new version; an
 one is answered CAN CAN and the old firmware stays. Every received image's SHA-256 and the
 verdict are logged, so a test compares them with the image it sent.
 
+READ MAGNETIC STRIPE (§3) is answered at once with the documentation's own response for
+test card 4111 1111 1111 1111 (§9), as if it had been swiped.
+
+With --secure the reader is one from firmware 3.0 (§1.1): RX and TX need an encrypted link
+(encrypt-write, encrypt-notify); it pairs by Just Works, as the default agent of this
+bluetoothd answering only for its own adapter's devices, and accepts a new bond only in
+pairing mode, the first 120 s (its adapter is bondable only then, so the kernel answers
+Pairing Not Supported afterwards). Its firmware revision defaults to 3.0.2.
+
 Faults, as a reader's own hardware would make them:
   --uart BYTES:RATE   the MCU behind a UART: a receive buffer of BYTES drained into rb at
                       RATE bytes per second; bytes that arrive when it is full are dropped
@@ -27,7 +36,7 @@ Faults, as a reader's own hardware would make them:
 Notifications carry at most MTU − 5 bytes (see send()).
 
 Usage: lrzsz_reader.py --adapter hci0 --name VPOS3356-0101 [--version 2.4.1] [--mtu 247]
-       [--uart 512:11520] [--corrupt-at N] [--drop-at N]
+       [--uart 512:11520] [--corrupt-at N] [--drop-at N] [--secure]
 Prints "serving NAME on ADAPTER" once advertising; runs until SIGINT or SIGTERM.
 """
 import argparse
@@ -44,6 +53,7 @@ import time
 import zlib
 
 import dbus
+import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
@@ -54,17 +64,25 @@ RX_UUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
 MODEL = "VPOS3356"
 ATR = bytes.fromhex("3B 68 00 00 00 73 C8 40 13 00 90 00")
 EOT, ACK, CAN = 0x04, 0x06, 0x18
+# §9: the READ MAGNETIC STRIPE response for test card 4111 1111 1111 1111, as documented.
+SWIPE_RESPONSE = bytes.fromhex(
+    "02 C1 07 00 5E 00 33 25 42 34 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 5E 44 4F 45 2F 4A 4F 48 4E 5E 32"
+    " 35 31 32 31 30 31 30 30 30 30 30 30 30 30 30 30 30 30 30 30 30 3F 27 3B 34 31 31 31 31 31 31 31 31 31 31 31"
+    " 31 31 31 31 3D 32 35 31 32 31 30 31 30 30 30 30 30 30 30 30 30 30 30 30 30 3F 00 E3 78")
+PAIRING_MODE_SECONDS = 120
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--adapter", default="hci0")
 parser.add_argument("--name", default="VPOS3356-0101")
-parser.add_argument("--version", default="2.4.1")
+parser.add_argument("--version", default=None)
+parser.add_argument("--secure", action="store_true", help="firmware 3.0 link security (§1.1)")
 parser.add_argument("--mtu", type=int, default=247)
 parser.add_argument("--uart", default=None)
 parser.add_argument("--corrupt-at", type=int, default=None)
 parser.add_argument("--drop-at", type=int, default=None)
 parser.add_argument("--trace", default=None, help="writes every YModem byte each way to this file")
 args = parser.parse_args()
+args.version = args.version or ("3.0.2" if args.secure else "2.4.1")
 if shutil.which("rb") is None:
     sys.exit("lrzsz_reader.py needs lrzsz's rb: apt-get install lrzsz")
 APP = "/lrzszreader/" + args.adapter
@@ -170,6 +188,8 @@ class Reader:
                 return
             self.send(frame(main, sub, 0))
             self.start_rb(size)
+        elif (main, sub) == (0xC1, 0x07):
+            self.send(SWIPE_RESPONSE)
         elif (main, sub) == (0xC2, 0x01):
             self.powered = True
             self.send(frame(main, sub, 0, ATR))
@@ -379,14 +399,85 @@ def check_image(image, expected_size):
 reader = Reader()
 path = f"{APP}/service0"
 service = Exported(bus, path, "org.bluez.GattService1", {"UUID": SERVICE_UUID, "Primary": True})
-tx = Characteristic(bus, path, 0, TX_UUID, ["notify"])
-rx = Characteristic(bus, path, 1, RX_UUID, ["write", "write-without-response"], on_write=reader.received)
+tx = Characteristic(bus, path, 0, TX_UUID, ["notify", "encrypt-notify"] if args.secure else ["notify"])
+rx = Characteristic(bus, path, 1, RX_UUID,
+                    ["encrypt-write", "write-without-response"] if args.secure else ["write", "write-without-response"],
+                    on_write=reader.received)
 info_path = f"{APP}/service1"
 info = Exported(bus, info_path, "org.bluez.GattService1", {"UUID": "0000180a-0000-1000-8000-00805f9b34fb", "Primary": True})
 model = Characteristic(bus, info_path, 0, "00002a24-0000-1000-8000-00805f9b34fb", ["read"], read=lambda: MODEL.encode())
 revision = Characteristic(bus, info_path, 1, "00002a26-0000-1000-8000-00805f9b34fb", ["read"],
                           read=lambda: reader.version.encode())
 app = Application(bus, APP, [service, tx, rx, info, model, revision])
+
+
+class Agent(dbus.service.Object):
+    """The reader's side of pairing (--secure): Just Works for this adapter's devices, while in
+    pairing mode; every other request is rejected."""
+
+    def __init__(self):
+        self.path = APP + "/agent"
+        super().__init__(bus, self.path)
+
+    def ours(self, device):
+        return str(device).startswith(f"/org/bluez/{args.adapter}/") and pairing_mode()
+
+    def refuse(self):
+        raise dbus.exceptions.DBusException("not in pairing mode, or not this reader's", name="org.bluez.Error.Rejected")
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="o")
+    def RequestAuthorization(self, device):
+        if not self.ours(device):
+            self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="ou")
+    def RequestConfirmation(self, device, passkey):
+        if not self.ours(device):
+            self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="os")
+    def AuthorizeService(self, device, uuid):
+        if not self.ours(device):
+            self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="o", out_signature="u")
+    def RequestPasskey(self, device):
+        self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="o", out_signature="s")
+    def RequestPinCode(self, device):
+        self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1")
+    def Release(self):
+        pass
+
+    @dbus.service.method("org.bluez.Agent1")
+    def Cancel(self):
+        pass
+
+
+started = time.monotonic()
+
+
+def pairing_mode():
+    return time.monotonic() - started < PAIRING_MODE_SECONDS
+
+
+def set_bondable(on):
+    dbus.Interface(bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}"), PROPS).Set(
+        "org.bluez.Adapter1", "Pairable", dbus.Boolean(on))
+    log("pairing mode" if on else "pairing mode over")
+    return False
+
+
+if args.secure:
+    agent = Agent()
+    manager = dbus.Interface(bus.get_object(BLUEZ, "/org/bluez"), "org.bluez.AgentManager1")
+    manager.RegisterAgent(dbus.ObjectPath(agent.path), "NoInputNoOutput")
+    manager.RequestDefaultAgent(dbus.ObjectPath(agent.path))
+    set_bondable(True)
+    GLib.timeout_add_seconds(PAIRING_MODE_SECONDS, lambda: set_bondable(False))
 
 
 def registered():
