@@ -15,12 +15,14 @@ package import Logging
 package enum BlueZLinkSecurity {
     /// The decision for the reader `connection` reaches: its firmware revision read from
     /// Device Information (missing or unreadable: taken as 3.0 or later), and whether BlueZ
-    /// holds a bond with it now.
+    /// holds a bond with it, as the connection last saw `Device1.Bonded`.
     package static func decide(for connection: GattConnection, found: BluetoothDeviceInfo, logger: Logger) async
         -> LinkSecurityPolicy.Decision
     {
         let revision = await firmwareRevision(on: connection, logger: logger)
-        let bonded = (try? await connection.device.info().isBonded) ?? found.isBonded
+        // The connection keeps the device's properties current (read after Connect, then
+        // followed through PropertiesChanged): no second GetAll on every connection.
+        let bonded = await connection.info?.isBonded ?? found.isBonded
         let decision = LinkSecurityPolicy.decide(firmwareRevision: revision, hostHoldsBond: bonded)
         logger.debug(
             "link security", metadata: ["firmware": "\(revision ?? "unreadable")", "bonded": "\(bonded)", "decision": "\(decision)"])
