@@ -48,6 +48,34 @@ import Glibc
         #expect(fake.recorded("Connect").count == min(aborts + 1, 3))
     }
 
+    /// A connection whose services never resolve (bluetoothd 5.66 sometimes leaves a bonded
+    /// device's first ATT request unanswered until its 30 s ATT timeout) is disconnected
+    /// after half the time limit and made again; on the last attempt the whole limit applies.
+    @Test(arguments: [(1, true), (3, false)])
+    func aConnectionWhoseServicesStallIsMadeAgain(stalls: Int, connects: Bool) async throws {
+        let bus = try TestBus()
+        defer { withExtendedLifetime(bus) {} }
+        let fake = try await FakeBlueZ.start(on: bus)
+        try fake.addAdapter("hci1", powered: true)
+        try FakeReader().export(on: fake, abortedConnects: 0, bonded: true, stalledConnects: stalls)
+        let session = try await BluetoothSession.open(busAddress: bus.address)
+        defer { Task { await session.close() } }
+        let adapter = try await session.adapter(named: "hci1")
+        do throws(BluetoothError) {
+            let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(2), attempts: 3)
+            #expect(connects)
+            #expect(await connection.info?.servicesResolved == true)
+            await connection.disconnect()
+        } catch {
+            #expect(!connects)
+            #expect(error.code.rawValue == "timeout")
+        }
+        // A stall ends its connection before the next Connect; the 2 s limit leaves room
+        // for two connections (1 s window, then the rest), never a third.
+        #expect(fake.recorded("Connect").count == 2)
+        #expect(fake.recorded("Disconnect").count == 2)
+    }
+
     @Test func abortedConnectsAreRetriedThenNotificationsAndWritesFlowAsMessages() async throws {
         let (bus, fake, reader, session, connection) = try await connect(abortedConnects: 1)
         defer { withExtendedLifetime(bus) {} }
@@ -262,7 +290,9 @@ import Glibc
         }
         #expect(error?.code.rawValue == "timeout")
         #expect(ContinuousClock.now - start < .seconds(10))  // the 300 ms deadline, not a hang
-        #expect(fake.recorded("Disconnect").count == 1)  // the pending connection is cancelled
+        // Each connection is ended: the stalled first one (after half the limit), then the
+        // pending second one when the limit passes.
+        #expect(fake.recorded("Disconnect").count == 2)
         await session.close()
         await fake.connection.close()
     }

@@ -86,7 +86,16 @@ public actor GattConnection {
                     // Connect may answer before BlueZ emits the matching PropertiesChanged.
                     info = try await device.info()
                 }
-                try await waitForServices(deadline: deadline, timeout: timeout)
+                let window = attempt < attempts ? Self.resolutionWindow(timeout: timeout) : nil
+                if try await waitForServices(deadline: deadline, window: window, timeout: timeout) == .stalled,
+                    let window
+                {
+                    session.logger.notice(
+                        "services did not resolve; connecting again",
+                        metadata: ["device": "\(name)", "waited": "\(window)", "attempt": "\(attempt)"])
+                    try await reconnectAfterStall()
+                    continue
+                }
                 established = true
                 session.logger.debug("connected, services resolved", metadata: ["device": "\(name)", "attempt": "\(attempt)"])
                 return
@@ -126,18 +135,43 @@ public actor GattConnection {
         }
     }
 
-    private func waitForServices(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
+    /// How long services may take to resolve on a connection that is not the last attempt:
+    /// half the connection's time limit. A bonded device's cached table resolves in a few
+    /// ATT round trips and a first discovery in seconds, but bluetoothd 5.66 now and then
+    /// opens a bonded device's ATT bearer in a state where its first request is never
+    /// answered (`setsockopt(BT_SECURITY)` fails while the link encrypts), and then waits
+    /// out its 30 s ATT timeout. A new connection does not inherit that state.
+    static func resolutionWindow(timeout: Duration) -> Duration { timeout / 2 }
+
+    private enum Resolution { case resolved, stalled }
+
+    /// Waits for `ServicesResolved` until `deadline`, or for `window` after the connection
+    /// came up (then `.stalled`, while the overall deadline still leaves time to retry).
+    private func waitForServices(deadline: ContinuousClock.Instant, window: Duration?, timeout: Duration)
+        async throws(BluetoothError) -> Resolution
+    {
+        let stallAt = window.map { min(ContinuousClock.now + $0, deadline) }
         while true {
             if let linkLoss { throw .linkLost(linkLoss) }
             if deviceRemoved { throw .linkLost(.deviceRemoved(name)) }
             if droppedDuringSetup { throw .linkLost(.remoteDisconnected(name)) }
-            if let info, info.isConnected, info.servicesResolved { return }
+            if let info, info.isConnected, info.servicesResolved { return .resolved }
             if Task.isCancelled { throw .cancelled }
-            guard ContinuousClock.now < deadline else {
+            let now = ContinuousClock.now
+            guard now < deadline else {
                 throw .timedOut("connecting to \(name) and resolving its services", after: timeout)
             }
-            await waitForChange(until: deadline)
+            if let stallAt, now >= stallAt { return .stalled }
+            await waitForChange(until: stallAt ?? deadline)
         }
+    }
+
+    /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
+    /// answers once the link is down), so that the next attempt connects afresh.
+    private func reconnectAfterStall() async throws(BluetoothError) {
+        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
+        if Task.isCancelled { throw .cancelled }
+        info = try await device.info()
     }
 
     /// After a failed connect: stop BlueZ's connection attempt and the signal pump.

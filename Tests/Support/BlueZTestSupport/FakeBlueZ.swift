@@ -74,10 +74,12 @@ package final class FakeReader: Sendable {
     /// AcquireNotify/AcquireWrite with one end of a `SOCK_SEQPACKET` pair and MTU 247, as
     /// bluetoothd's gatt-client does. With `bonded`, the device shows `Paired` and `Bonded`;
     /// with `connectedBeforeAbort`, each aborted `Connect` first shows `Connected` true, then
-    /// false, as BlueZ 5.66 does when a bonded peer refuses the encryption.
+    /// false, as BlueZ 5.66 does when a bonded peer refuses the encryption. The
+    /// `stalledConnects` after those connect but never resolve services, as bluetoothd 5.66
+    /// does now and then on a bonded device's ATT bearer.
     package func export(
         on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false, bonded: Bool = false,
-        connectedBeforeAbort: Bool = false
+        connectedBeforeAbort: Bool = false, stalledConnects: Int = 0
     ) throws {
         let server = fake.connection
         let connects = Locked(0)
@@ -95,8 +97,9 @@ package final class FakeReader: Sendable {
                         }
                         throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
                     }
+                    let stalls = attempt <= abortedConnects + stalledConnects
                     try server.setProperties(
-                        ["Connected": .bool(true), "ServicesResolved": .bool(true)], interface: "org.bluez.Device1",
+                        ["Connected": .bool(true), "ServicesResolved": .bool(!stalls)], interface: "org.bluez.Device1",
                         path: Self.device)
                     return []
                 },
