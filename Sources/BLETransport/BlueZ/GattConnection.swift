@@ -138,9 +138,9 @@ public actor GattConnection {
     /// How long services may take to resolve on a connection that is not the last attempt:
     /// half the connection's time limit. A bonded device's cached table resolves in a few
     /// ATT round trips and a first discovery in seconds, but bluetoothd 5.66 now and then
-    /// opens a bonded device's ATT bearer in a state where its first request is never
-    /// answered (`setsockopt(BT_SECURITY)` fails while the link encrypts), and then waits
-    /// out its 30 s ATT timeout. A new connection does not inherit that state.
+    /// opens a bonded device's ATT bearer with an MTU exchange that is never answered (the
+    /// request on an EATT channel; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout.
+    /// A new connection does not inherit that state.
     static func resolutionWindow(timeout: Duration) -> Duration { timeout / 2 }
 
     private enum Resolution { case resolved, stalled }
