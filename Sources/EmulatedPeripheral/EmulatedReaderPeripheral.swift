@@ -6,8 +6,9 @@ import ReaderProtocol
 
 /// Serves an ``EmulatedReader`` as a real BLE peripheral through BlueZ: the reader's GATT
 /// layout (documentation §1) — the ISSC data service (TX notify, RX write and
-/// write-without-response), Device Information (`180A`) and Battery (`180F`) — and a
-/// connectable advertisement named `VPOS3356-XXXX`.
+/// write-without-response), Device Information (`180A`) and Battery (`180F`), in the table
+/// its firmware serves (``EmulatedGattLayout``: an update can move the data service) — and
+/// a connectable advertisement named `VPOS3356-XXXX`.
 ///
 /// Notifications carry at most MTU − 5 bytes of the ATT MTU BlueZ reports with each write
 /// (23 until it does: bluetoothd cuts longer values of the Multiple Handle Value
@@ -36,7 +37,9 @@ public actor EmulatedReaderPeripheral {
     private let session: BluetoothSession
     private var adapter: BluetoothAdapter
     private let logger: Logger
-    private var services: [GattServiceDefinition] = []
+    private var manufacturer = ""
+    /// The table registered with bluetoothd, while it is.
+    private var layout: EmulatedGattLayout?
     private var application: GattApplication?
     private var advertiser: LEAdvertiser?
     private var watcher: Task<Void, Never>?
@@ -99,11 +102,17 @@ public actor EmulatedReaderPeripheral {
     }
 
     private func setUp(manufacturer: String) async throws(BluetoothError) {
+        self.manufacturer = manufacturer
+        try await register()
+    }
+
+    /// The services of the table the running firmware serves (``EmulatedGattLayout``).
+    private func services(for layout: EmulatedGattLayout) -> [GattServiceDefinition] {
         let info = reader.configuration.info
         let battery = reader.scenario.batteryPercent ?? info.batteryPercent ?? 100
         // From firmware 3.0, TX's subscription and RX's writes need an encrypted link (§1.1):
         // bluetoothd refuses them otherwise (ATT 0x0F; a write without response is dropped).
-        let encrypted = await reader.requiresEncryption
+        let encrypted = layout.protectsDataService
         let data = GattServiceDefinition(
             uuid: BluetoothUUID(stringLiteral: ReaderGATTProfile.dataService),
             characteristics: [
@@ -133,8 +142,10 @@ public actor EmulatedReaderPeripheral {
         let batteryService = GattServiceDefinition(
             uuid: "180f",
             characteristics: [GattCharacteristicDefinition(uuid: "2a19", flags: ["read", "notify"], initialValue: [battery])])
-        services = [data, deviceInformation, batteryService]
-        try await register()
+        return switch layout.order {
+        case .dataServiceFirst: [data, deviceInformation, batteryService]
+        case .dataServiceLast: [deviceInformation, batteryService, data]
+        }
     }
 
     /// Follows the adapter's devices, registers the application and the advertisement.
@@ -151,8 +162,7 @@ public actor EmulatedReaderPeripheral {
             // the reader's own name, as a real reader's is.
             if previousAlias == nil { previousAlias = try await adapter.alias() }
             try await adapter.setAlias(localName)
-            if await reader.requiresEncryption { try await startPairing() }
-            application = try await GattApplication.register(services, on: adapter, at: "/cardreaderkit/reader")
+            try await serveTable()
             advertiser = try await LEAdvertiser.register(
                 LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
         } catch {
@@ -173,6 +183,24 @@ public actor EmulatedReaderPeripheral {
         await application?.unregister()
         advertiser = nil
         application = nil
+        layout = nil
+    }
+
+    /// Registers the table the running firmware serves, in place of the one registered
+    /// (bluetoothd gives the new services new handles, and sends Service Changed to bonded
+    /// hosts), with the reader's side of pairing from 3.0.
+    private func serveTable() async throws(BluetoothError) {
+        let layout = await reader.gattLayout
+        guard layout != self.layout else { return }
+        if let application {
+            await application.unregister()
+            self.application = nil
+            logger.info("GATT table changed with the firmware", metadata: ["name": "\(localName)", "table": "\(layout)"])
+        }
+        self.layout = nil
+        if layout.protectsDataService, agent == nil { try await startPairing() }
+        application = try await GattApplication.register(services(for: layout), on: adapter, at: "/cardreaderkit/reader")
+        self.layout = layout
     }
 
     /// bluetoothd stopped or restarted and forgot the application: serve again once it
@@ -317,19 +345,21 @@ public actor EmulatedReaderPeripheral {
         logger.info("emulated reader restarting on new firmware", metadata: ["name": "\(localName)"])
         comeback = Task { [weak self, reader] in
             guard (try? await reader.waitUntilRunning()) != nil else { return }
-            await self?.advertiseAgain()
+            await self?.comeBack()
         }
     }
 
-    private func advertiseAgain() async {
+    /// The reader runs again: it serves the table of its new firmware, and advertises.
+    private func comeBack() async {
         comeback = nil
         guard !stopped, advertiser == nil else { return }
         do throws(BluetoothError) {
+            try await serveTable()
             advertiser = try await LEAdvertiser.register(
                 LEAdvertisement(localName: localName), on: adapter, at: "/cardreaderkit/reader_advertisement")
             logger.info("emulated reader advertising again", metadata: ["name": "\(localName)"])
         } catch {
-            logger.error("could not advertise after the restart: \(error)")
+            logger.error("could not serve the reader after the restart: \(error)")
         }
     }
 
