@@ -52,6 +52,8 @@ public actor EmulatedReaderPeripheral {
     private var agent: PairingAgent?
     /// Keeps the adapter bondable exactly while the reader is in pairing mode.
     private var pairingMode: Task<Void, Never>?
+    /// The hosts holding a bond with the reader, oldest first.
+    private var bondOrder: [DBusObjectPath] = []
     /// The adapter's alias before it became the reader's name, put back at ``stop()``.
     private var previousAlias: String?
 
@@ -152,8 +154,9 @@ public actor EmulatedReaderPeripheral {
     private func register() async throws(BluetoothError) {
         let updates = try await adapter.deviceUpdates()
         watcher = Task { [weak self] in
-            for await device in updates where !device.isConnected {
-                await self?.deviceDisconnected(device.path)
+            for await device in updates {
+                if !device.isConnected { await self?.deviceDisconnected(device.path) }
+                if device.isBonded { await self?.bonded(device.path) }
             }
             await self?.bluetoothdWentAway()
         }
@@ -392,7 +395,16 @@ public actor EmulatedReaderPeripheral {
                     logger.notice(
                         "\(name) displays passkey \(Passkey(shown).map(\.digits) ?? "??????")", metadata: ["name": "\(name)"])
                 },
-                authorize: { _ in await reader.isInPairingMode }),
+                authorize: { _ in
+                    // `pairing-stalls`: the reader never answers; the kernel gives up on the
+                    // pairing after its 30 s SMP timeout, and so does the reader then.
+                    if reader.scenario.pairingStalls {
+                        logger.info("pairing request left unanswered (scenario)", metadata: ["name": "\(name)"])
+                        try? await Task.sleep(for: .seconds(30))
+                        return false
+                    }
+                    return await reader.isInPairingMode
+                }),
             asDefault: true, at: "/cardreaderkit/reader_agent")
         let adapter = adapter
         pairingMode = Task {
@@ -404,6 +416,25 @@ public actor EmulatedReaderPeripheral {
                     logger.info(wanted ? "pairing mode" : "pairing mode over", metadata: ["name": "\(name)"])
                 }
                 try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// A host holds a bond with this reader: it keeps bonds for at most
+    /// ``EmulatedReaderConfiguration/maximumBonds`` hosts, dropping the oldest (§1.1), which
+    /// must then pair again.
+    private func bonded(_ host: DBusObjectPath) async {
+        guard !bondOrder.contains(host) else { return }
+        // Hosts whose bond went meanwhile (unpaired, the button) no longer count.
+        let held = Set(((try? await adapter.knownDevices()) ?? []).filter(\.isBonded).map(\.path))
+        bondOrder = bondOrder.filter(held.contains) + [host]
+        while bondOrder.count > reader.configuration.maximumBonds {
+            let oldest = bondOrder.removeFirst()
+            do throws(BluetoothError) {
+                try await adapter.removeDevice(at: oldest)
+                logger.info("bond table full: the oldest host's bond dropped", metadata: ["name": "\(localName)", "host": "\(oldest)"])
+            } catch {
+                logger.warning("could not drop the oldest bond: \(error)")
             }
         }
     }

@@ -27,8 +27,14 @@ public struct BluetoothDevice: Sendable {
     /// Connects (`Device1.Connect`) and waits until BlueZ has resolved the services,
     /// within `timeout`. A device that is already connected is used as it is.
     /// `le-connection-abort-by-local` and `InProgress` are retried, up to `attempts`
-    /// connection attempts in all.
-    public func connect(timeout: Duration, attempts: Int = 3) async throws(BluetoothError) -> GattConnection {
-        try await GattConnection.open(self, timeout: timeout, attempts: attempts)
+    /// connection attempts in all; so is a connection whose services have not resolved
+    /// within `resolutionWindow` (default: half of `timeout`), which is disconnected first.
+    /// The last attempt has all the time left.
+    public func connect(timeout: Duration, attempts: Int = 3, resolutionWindow: Duration? = nil)
+        async throws(BluetoothError) -> GattConnection
+    {
+        try await GattConnection.open(
+            self, timeout: timeout, attempts: attempts,
+            resolutionWindow: resolutionWindow ?? GattConnection.resolutionWindow(timeout: timeout))
     }
 }

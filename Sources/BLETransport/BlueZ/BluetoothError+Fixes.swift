@@ -33,9 +33,14 @@ extension BluetoothError.Code {
                 + "(a connected reader stops advertising); compare its name or address with what advertises "
                 + "(`bluetoothctl scan le`); a longer timeout helps a device that advertises slowly"
         case .missingAttribute:
-            "check that the device is the one meant (a VPOS reader has the ISSC data service); BlueZ caches "
-                + "GATT tables, so after a firmware update remove the device (`bluetoothctl remove ADDRESS`) "
-                + "and discover it again"
+            "check that the device is the one meant (a VPOS reader has the ISSC data service); BlueZ keeps a "
+                + "copy of each bonded device's GATT table and refreshes it when the device's Database Hash or "
+                + "Service Changed says so, but not a service whose characteristics changed in place: to drop the "
+                + "copy and keep the bond, stop bluetoothd, delete /var/lib/bluetooth/ADAPTER-ADDRESS/cache/"
+                + "DEVICE-ADDRESS and start it again"
+        case .servicesRemoved:
+            "the device's GATT table changed while connected (a firmware update, or a peripheral that stopped "
+                + "serving): connect again; the new table is bound and a bond is kept"
         case .noReply:
             "bluetoothd did not answer in time: it may be stuck; `sudo systemctl restart bluetooth`"
         case .busDisconnected:

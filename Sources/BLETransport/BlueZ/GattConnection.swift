@@ -42,12 +42,13 @@ public actor GattConnection {
         self.device = device
     }
 
-    static func open(_ device: BluetoothDevice, timeout: Duration, attempts: Int) async throws(BluetoothError)
-        -> GattConnection
+    static func open(_ device: BluetoothDevice, timeout: Duration, attempts: Int, resolutionWindow: Duration)
+        async throws(BluetoothError) -> GattConnection
     {
         let connection = GattConnection(device: device)
         do throws(BluetoothError) {
-            try await connection.establish(deadline: .now + timeout, timeout: timeout, attempts: max(1, attempts))
+            try await connection.establish(
+                deadline: .now + timeout, timeout: timeout, attempts: max(1, attempts), resolutionWindow: resolutionWindow)
         } catch {
             await connection.abandon()
             throw error
@@ -60,7 +61,9 @@ public actor GattConnection {
 
     // MARK: - Connecting
 
-    private func establish(deadline: ContinuousClock.Instant, timeout: Duration, attempts: Int) async throws(BluetoothError) {
+    private func establish(
+        deadline: ContinuousClock.Instant, timeout: Duration, attempts: Int, resolutionWindow: Duration
+    ) async throws(BluetoothError) {
         let sink = self.sink
         route = try await session.signals.route(
             under: path, deliver: { sink.receive($0) }, end: { sink.finishControl() })
@@ -86,7 +89,7 @@ public actor GattConnection {
                     // Connect may answer before BlueZ emits the matching PropertiesChanged.
                     info = try await device.info()
                 }
-                let window = attempt < attempts ? Self.resolutionWindow(timeout: timeout) : nil
+                let window = attempt < attempts ? resolutionWindow : nil
                 if try await waitForServices(deadline: deadline, window: window, timeout: timeout) == .stalled,
                     let window
                 {

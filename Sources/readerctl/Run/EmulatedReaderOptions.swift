@@ -28,7 +28,19 @@ struct EmulatedReaderOptions: ParsableArguments {
         transform: FirmwareArgument.init(parsing:))
     var firmware: FirmwareArgument?
 
-    var isDefault: Bool { card == nil && scenarios.isEmpty && firmware == nil }
+    @Option(
+        help: ArgumentHelp(
+            "Emulated reader: how many hosts it keeps a bond with, 1…8 (default 8, as the reader). When one more pairs, the oldest bond is dropped, and that host must pair again.",
+            valueName: "count"))
+    var maxBonds: Int?
+
+    var isDefault: Bool { card == nil && scenarios.isEmpty && firmware == nil && maxBonds == nil }
+
+    func validate() throws {
+        if let maxBonds, !(1...8).contains(maxBonds) {
+            throw ValidationError("--max-bonds takes 1…8 (the reader keeps at most 8 bonds)")
+        }
+    }
 
     /// The emulated reader these options describe.
     func makeReader() -> EmulatedReader {
@@ -36,6 +48,7 @@ struct EmulatedReaderOptions: ParsableArguments {
         for argument in scenarios { argument.apply(to: &scenario) }
         var configuration = EmulatedReaderConfiguration()
         if let firmware { configuration.info.firmwareVersion = firmware.version }
+        if let maxBonds { configuration.maximumBonds = maxBonds }
         return EmulatedReader(card: card?.card ?? .visaTest, scenario: scenario, configuration: configuration)
     }
 }
