@@ -24,7 +24,10 @@ With --secure the reader is one from firmware 3.0 (§1.1): RX and TX need an enc
 (encrypt-write, encrypt-notify); it pairs by Just Works, as the default agent of this
 bluetoothd answering only for its own adapter's devices, and accepts a new bond only in
 pairing mode, the first 120 s (its adapter is bondable only then, so the kernel answers
-Pairing Not Supported afterwards). Its firmware revision defaults to 3.0.2.
+Pairing Not Supported afterwards). Its firmware revision defaults to 3.0.2. With --display
+as well it is a model with a display: GET INFO sets capability bit 4, its agent is
+DisplayOnly, so pairing is Passkey Entry, and the six digits it "displays" are logged as
+"displays passkey NNNNNN".
 
 Faults, as a reader's own hardware would make them:
   --uart BYTES:RATE   the MCU behind a UART: a receive buffer of BYTES drained into rb at
@@ -36,7 +39,7 @@ Faults, as a reader's own hardware would make them:
 Notifications carry at most MTU − 5 bytes (see send()).
 
 Usage: lrzsz_reader.py --adapter hci0 --name VPOS3356-0101 [--version 2.4.1] [--mtu 247]
-       [--uart 512:11520] [--corrupt-at N] [--drop-at N] [--secure]
+       [--uart 512:11520] [--corrupt-at N] [--drop-at N] [--secure [--display]]
 Prints "serving NAME on ADAPTER" once advertising; runs until SIGINT or SIGTERM.
 """
 import argparse
@@ -76,6 +79,7 @@ parser.add_argument("--adapter", default="hci0")
 parser.add_argument("--name", default="VPOS3356-0101")
 parser.add_argument("--version", default=None)
 parser.add_argument("--secure", action="store_true", help="firmware 3.0 link security (§1.1)")
+parser.add_argument("--display", action="store_true", help="with --secure: a display, Passkey Entry")
 parser.add_argument("--mtu", type=int, default=247)
 parser.add_argument("--uart", default=None)
 parser.add_argument("--corrupt-at", type=int, default=None)
@@ -177,7 +181,7 @@ class Reader:
     def command(self, main, sub, data):
         if (main, sub) == (0xC0, 0x01):
             fields = [(1, MODEL.encode()), (2, b"LRZ" + args.adapter.encode()), (3, self.version.encode()),
-                      (4, b"\x64"), (5, b"\x03"), (6, b"1.0")]
+                      (4, b"\x64"), (5, b"\x13" if args.display else b"\x03"), (6, b"1.0")]
             self.send(frame(main, sub, 0, b"".join(bytes([t, len(v)]) + v for t, v in fields)))
         elif (main, sub) == (0xC0, 0x02):
             self.send(frame(main, sub, 0))
@@ -413,7 +417,8 @@ app = Application(bus, APP, [service, tx, rx, info, model, revision])
 
 class Agent(dbus.service.Object):
     """The reader's side of pairing (--secure): Just Works for this adapter's devices, while in
-    pairing mode; every other request is rejected."""
+    pairing mode, or with --display the passkey shown (logged); every other request is
+    rejected."""
 
     def __init__(self):
         self.path = APP + "/agent"
@@ -443,6 +448,11 @@ class Agent(dbus.service.Object):
     @dbus.service.method("org.bluez.Agent1", in_signature="o", out_signature="u")
     def RequestPasskey(self, device):
         self.refuse()
+
+    @dbus.service.method("org.bluez.Agent1", in_signature="ouq")
+    def DisplayPasskey(self, device, passkey, entered):
+        if self.ours(device):
+            log(f"displays passkey {int(passkey):06d}")
 
     @dbus.service.method("org.bluez.Agent1", in_signature="o", out_signature="s")
     def RequestPinCode(self, device):
@@ -474,7 +484,7 @@ def set_bondable(on):
 if args.secure:
     agent = Agent()
     manager = dbus.Interface(bus.get_object(BLUEZ, "/org/bluez"), "org.bluez.AgentManager1")
-    manager.RegisterAgent(dbus.ObjectPath(agent.path), "NoInputNoOutput")
+    manager.RegisterAgent(dbus.ObjectPath(agent.path), "DisplayOnly" if args.display else "NoInputNoOutput")
     manager.RequestDefaultAgent(dbus.ObjectPath(agent.path))
     set_bondable(True)
     GLib.timeout_add_seconds(PAIRING_MODE_SECONDS, lambda: set_bondable(False))
