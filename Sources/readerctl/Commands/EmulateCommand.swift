@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import EmulatedPeripheral
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,10 @@ struct EmulateCommand: AsyncParsableCommand {
             on another adapter — then finds and drives it like a reader. It holds the same \
             cards and follows the same scenarios as --emulated. Runs until --duration or \
             Ctrl-C (exit 0).
+
+            From firmware 3.0 the reader pairs only in pairing mode: for 120 s after it \
+            starts, and after its button is held, which `kill -USR1 PID` does (the PID is \
+            printed at start).
 
             \(ExitStatus.help)
             """)
@@ -47,12 +52,16 @@ struct EmulateCommand: AsyncParsableCommand {
     func run() async throws {
         let reader = emulator.makeReader()
         let (adapter, name, duration, mtu) = (adapter, name, duration, mtu)
+        let button = PairingButtonSignal { Task { await reader.holdButtonForPairing() } }
         try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let peripheral = try await EmulatedReaderPeripheral.start(
                 reader: reader, adapter: adapter, localName: name, maximumMTU: mtu)
-            StandardStreams.writeError("serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop\n")
+            StandardStreams.writeError(
+                "serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop"
+                    + (await reader.requiresEncryption ? ", kill -USR1 \(getpid()) holds the pairing button" : "") + "\n")
             _ = try? await Task.sleep(for: .seconds(duration ?? Int(Int32.max)))
             await peripheral.stop()
         }
+        withExtendedLifetime(button) {}
     }
 }
