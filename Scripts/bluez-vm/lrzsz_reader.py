@@ -481,6 +481,11 @@ def set_bondable(on):
     return False
 
 
+# The GAP Device Name a central reads after connecting is the adapter's alias: the reader's
+# own name, as a real reader's is (else BlueZ renames the device "BlueZ 5.66" on the host).
+dbus.Interface(bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}"), PROPS).Set(
+    "org.bluez.Adapter1", "Alias", dbus.String(args.name))
+
 if args.secure:
     agent = Agent()
     manager = dbus.Interface(bus.get_object(BLUEZ, "/org/bluez"), "org.bluez.AgentManager1")
