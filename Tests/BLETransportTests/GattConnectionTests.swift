@@ -140,6 +140,52 @@ import Glibc
     /// values and its own device's properties, not another device's, even one whose
     /// characteristic has the same path below it; bluetoothd's objects vanishing for another
     /// device end nothing.
+    /// Service Changed under a live connection: the reader's table changed, and BlueZ removes
+    /// the objects of the data service and exports it at its new handles. The link ends with
+    /// gatt-services-removed; the next connection binds the moved characteristics by UUID.
+    /// The device (and its bond) stays.
+    @Test func aTableThatChangesWhileConnectedEndsTheLinkAndTheNextConnectionBindsTheMovedOne() async throws {
+        let (bus, fake, _, session, connection) = try await connect()
+        defer { withExtendedLifetime(bus) {} }
+        let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
+        #expect(transmit.path == FakeReader.transmit)
+        let notifications = try await connection.notifications(of: transmit)
+
+        let moved = FakeReader.device.appending("service0030")
+        for path in [FakeReader.receive, FakeReader.transmit, FakeReader.service] { fake.connection.unexport(path) }
+        try fake.connection.export(moved, interfaces: [
+            DBusInterface("org.bluez.GattService1", properties: [
+                DBusProperty("UUID", value: .string(FakeReader.dataService.uuidString)),
+                DBusProperty("Primary", value: .bool(true)),
+            ])
+        ])
+        for (handle, uuid, flags) in [("char0031", FakeReader.transmitUUID, ["notify"]), ("char0034", FakeReader.receiveUUID, ["write"])] {
+            try fake.connection.export(moved.appending(handle), interfaces: [
+                DBusInterface("org.bluez.GattCharacteristic1", properties: [
+                    DBusProperty("UUID", value: .string(uuid.uuidString)),
+                    DBusProperty("Service", value: .objectPath(moved)),
+                    DBusProperty("Flags", value: .stringArray(flags)),
+                ])
+            ])
+        }
+
+        guard case .dropped(let loss) = try await next(notifications.values) else {
+            Issue.record("the stream did not say why it ended")
+            return
+        }
+        #expect(loss.code == .servicesRemoved)
+        #expect(loss.fix?.contains("connect again") == true)
+        await connection.disconnect()
+
+        let again = try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .seconds(5))
+        #expect(try await again.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService).path == moved.appending("char0031"))
+        #expect(try await again.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService).path == moved.appending("char0034"))
+        #expect(fake.recorded("RemoveDevice").isEmpty)
+        await again.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+
     @Test func aConnectionSeesOnlyItsOwnDevicesSignals() async throws {
         let (bus, fake, _, session, connection) = try await connect()
         defer { withExtendedLifetime(bus) {} }
