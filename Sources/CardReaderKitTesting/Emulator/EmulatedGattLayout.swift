@@ -22,7 +22,7 @@ public struct EmulatedGattLayout: Sendable, Hashable, CustomStringConvertible {
     public var order: ServiceOrder
 
     /// The table of a reader running `firmwareRevision`; a missing or unreadable revision is
-    /// taken for the newest table, as ``LinkSecurityPolicy`` takes it for 3.0 or later.
+    /// taken for the newest table, as `LinkSecurityPolicy` takes it for 3.0 or later.
     public init(firmwareRevision: String?) {
         protectsDataService = LinkSecurityPolicy.requiresEncryption(firmwareRevision: firmwareRevision)
         let movesDataService = Self.majorMinor(of: firmwareRevision).map { $0 >= (3, 2) } ?? true
