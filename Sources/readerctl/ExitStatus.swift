@@ -24,7 +24,7 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: "success"
         case .damageFound: "decode: damage or an undecodable frame was found"
-        case .unreadableInput: "decode: an input could not be read or is not a recording"
+        case .unreadableInput: "a file named could not be read or written (decode: or it is not a recording)"
         case .timedOut: "timed out: no swipe or card in time, or the reader did not answer"
         case .badSwipe: "bad swipe: no track could be read"
         case .noCard: "no card in the chip slot, or it was removed during the operation"

@@ -30,6 +30,7 @@ struct ReaderCtl: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if let status = DeferredExitStatus.status { exit(withError: status) }
         } catch {
             exit(withError: error)
         }

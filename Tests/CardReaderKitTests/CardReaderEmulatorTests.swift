@@ -113,7 +113,7 @@ struct CardReaderEmulatorTests {
 
     @Test(arguments: mtus) func chipFailuresHaveTheirTypedErrors(mtu: Int) async throws {
         let empty = try await Bench(mtu: mtu)
-        await #expect(throws: CardReaderError.noCard) { try await empty.reader.powerOnCard() }
+        await #expect(throws: CardReaderError.noCard) { try await empty.reader.powerOnCard(waitingForInsertion: .zero) }
 
         let inserted = try await Bench(scenario: ["card-inserted"], mtu: mtu)
         await #expect(throws: CardReaderError.cardNotPowered) {

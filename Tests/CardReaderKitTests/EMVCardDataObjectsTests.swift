@@ -35,6 +35,20 @@ import Testing
         #expect(card.expiry == nil)
     }
 
+    /// A tag written as a number finds the same object as the `BERTag`; one that is not a
+    /// well-formed tag (0x1F: its next byte is missing; 0x5A01: a byte after a whole tag)
+    /// finds nothing rather than trapping.
+    @Test func dataObjectsAreFoundByTagNumbers() throws {
+        let card = try card([(0x5A, "4111111111111111"), (0x5F24, "271231")])
+        #expect(card.dataObject(0x5A) == card.dataObject(try BERTag(0x5A)))
+        #expect(card.dataObject(0x5F24)?.value.revealed() == hex("271231"))
+        #expect(card.dataObject(0x9F26) == nil)
+        #expect(card.dataObject(0x1F) == nil && card.dataObject(0x5A01) == nil)
+        #expect(card.records.firstDescendant(withTag: 0x5F24)?.value.revealed() == hex("271231"))
+        #expect(card.records.first(withTag: 0x70)?.children.count == 2)
+        #expect(card.records.first?.firstDescendant(withTag: 0x5A) != nil)
+    }
+
     @Test func nameLosesItsPaddingSpaces() throws {
         let card = try card([(0x5A, "4111111111111111"), (0x5F20, "444F452F4A4F484E2020")])  // "DOE/JOHN  "
         #expect(card.cardholderName?.revealed() == "DOE/JOHN")

@@ -113,7 +113,7 @@ struct EveryErrorTests {
 
     @Test func noCard() async throws {
         let (reader, _) = try await reader()
-        await #expect(throws: CardReaderError.noCard) { try await reader.powerOnCard() }
+        await #expect(throws: CardReaderError.noCard) { try await reader.powerOnCard(waitingForInsertion: .zero) }
     }
 
     @Test func cardRemoved() async throws {

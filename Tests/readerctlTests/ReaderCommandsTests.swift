@@ -69,6 +69,8 @@ import Testing
     @Test(arguments: [
         (["swipe", "--emulated", "--scenario", "swipe-after=1,bogus"], "unknown scenario step 'bogus'"),
         (["swipe", "--emulated", "--card", "no-such-card"], "no built-in card of that name"),
+        (["swipe", "--emulated", "--card", "/tmp"], "cannot read the card file /tmp: it is a directory"),
+        (["swipe", "--emulated", "--card", "Fixtures/cards/nope.json"], "cannot read the card file Fixtures/cards/nope.json: no such file"),
         (["apdu", "--emulated", "00A4040007A0000000031010", "5A0841111111"], "APDU 2 is not a command APDU"),
         (["apdu", "--emulated", "00A40400XY"], "APDU 1 is not hex bytes"),
     ])

@@ -58,6 +58,9 @@ import Testing
 
         let refused = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path])
         #expect(refused.status == 11)
+        // The swipe the user asked for is printed, masked, all the same.
+        #expect(refused.standardOutput.contains("track2.pan"), "\(refused.standardOutput)")
+        #expect(refused.standardOutput.contains("454545******7898"))
         #expect(refused.standardError.contains("454545******7898"))
         #expect(!refused.standardError.contains("4545451234567898"))
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -80,6 +83,21 @@ import Testing
         #expect(result.status == 11)
         #expect(result.standardError.contains("PIN data"))
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// A recording that cannot be written is found out before the reader is touched (no
+    /// prompt to swipe), in one line naming the path and what to do, exit status 2.
+    @Test(arguments: [
+        ("/nonexistent-cardreaderkit/run.txt", "its directory /nonexistent-cardreaderkit does not exist", "mkdir -p /nonexistent-cardreaderkit"),
+        ("/", "it is a directory", "name a file in it"),
+    ])
+    func aRecordingThatCannotBeWrittenStopsTheCommandBeforeTheReader(path: String, problem: String, fix: String) throws {
+        let result = try ReaderctlProcess.run(["swipe", "--emulated", "--record", path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("readerctl: cannot write the recording to \(path): \(problem)"), "\(result.standardError)")
+        #expect(result.standardError.contains("fix: ") && result.standardError.contains(fix))
+        #expect(!result.standardError.contains("Swipe a card"))
+        #expect(result.standardOutput.isEmpty)
     }
 
     @Test func recordTakesOneReader() throws {

@@ -39,6 +39,23 @@ import Testing
         #expect(result.standardError.contains("the firmware image is damaged: its CRC-32 says"))
     }
 
+    /// An image that cannot be read: one line naming the path and why, a fix, exit 9, and
+    /// no reader touched (no Foundation error dump).
+    @Test func anImageThatCannotBeReadSaysWhyInOneLine() throws {
+        let missing = try ReaderctlProcess.run(["update-firmware", "/nonexistent.vfw", "--emulated"])
+        #expect(missing.status == 9)
+        #expect(missing.standardError.hasPrefix("readerctl: cannot read the firmware image /nonexistent.vfw: no such file\n  fix: "),
+            "\(missing.standardError)")
+        #expect(!missing.standardError.contains("CocoaError") && !missing.standardError.contains("NSFilePath"))
+
+        // A folder: the fix names an image in it.
+        let folder = URL(fileURLWithPath: Self.image).deletingLastPathComponent().path
+        let directory = try ReaderctlProcess.run(["update-firmware", folder, "--emulated"])
+        #expect(directory.status == 9)
+        #expect(directory.standardError.contains("cannot read the firmware image \(folder): it is a directory"))
+        #expect(directory.standardError.contains("fix: name a file in it, e.g. \(folder)/vpos3356-"))
+    }
+
     @Test func severalReadersNeedBluetooth() throws {
         let result = try ReaderctlProcess.run(["swipe", "--reader", "A", "--reader", "B"])
         #expect(result.status == 64)

@@ -27,6 +27,12 @@ public struct EMVCard: Sendable, Hashable {
         (fileControlInformation + processingOptions + records).firstDescendant(withTag: tag)
     }
 
+    /// The first data object with the tag written as a number, e.g. `dataObject(0x5A)`; nil
+    /// for a number that is not a well-formed tag.
+    public func dataObject(_ tag: UInt32) -> BERTLV? {
+        (try? BERTag(tag)).flatMap { dataObject($0) }
+    }
+
     /// The payment application the AID names, e.g. `Visa credit or debit` (from ReaderProtocol's
     /// `PaymentApplications`); nil for an AID it does not know.
     public var applicationName: String? { PaymentApplications.name(of: applicationIdentifier) }

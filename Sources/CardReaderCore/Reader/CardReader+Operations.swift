@@ -27,9 +27,10 @@ extension CardReader {
         return tracks
     }
 
-    /// Powers the chip card and returns its ATR, waiting up to `insertion` (0 … 255 s) for
-    /// a card to be inserted; with zero, ``CardReaderError/noCard`` if there is none.
-    public func powerOnCard(waitingForInsertion insertion: Duration = .zero) async throws(CardReaderError)
+    /// Powers the chip card and returns its ATR, waiting up to `insertion` (0 … 255 s; 30 s
+    /// by default, as a swipe does) for a cardholder to insert one. A card already in the
+    /// slot is powered at once; with zero, ``CardReaderError/noCard`` if there is none.
+    public func powerOnCard(waitingForInsertion insertion: Duration = .seconds(30)) async throws(CardReaderError)
         -> AnswerToReset
     {
         let seconds = try Self.wholeSeconds(insertion, in: 0...255, what: "insertion wait")

@@ -9,7 +9,9 @@
 /// | 6+N | 1 | M, then M bytes of version (ASCII) |
 /// | 7+N+M | 4 | payload length P, big-endian, then P bytes of payload |
 /// | 11+N+M+P | 4 | CRC-32 (ISO-HDLC) of every byte before it, big-endian |
-public struct FirmwareImage: Sendable, Hashable {
+///
+/// Its `description` names the image (`VPOS3356 firmware 2.5.0, 3028 bytes`), never its bytes.
+public struct FirmwareImage: Sendable, Hashable, CustomStringConvertible {
     /// The magic the file starts with: `VPFW`.
     public static let magic: [UInt8] = Array("VPFW".utf8)
     /// The only format version the reader knows.
@@ -52,6 +54,9 @@ public struct FirmwareImage: Sendable, Hashable {
         self.bytes = bytes
         self.payloadLength = payloadLength
     }
+
+    /// `VPOS3356 firmware 2.5.0, 3028 bytes`.
+    public var description: String { "\(model) firmware \(version), \(bytes.count) bytes" }
 
     /// Throws ``FirmwareImageError/wrongModel(image:reader:)`` unless the image is for `model`.
     public func check(model readerModel: String) throws(FirmwareImageError) {

@@ -53,6 +53,11 @@ public struct FirmwareImageError: Error, Sendable, Hashable, CustomStringConvert
         Self(.wrongModel(image: image, reader: reader))
     }
 
+    /// The file cannot be read: `reason` says why, e.g. `no such file`.
+    public static func unreadable(path: String, reason: String) -> Self {
+        Self(.unreadable(path: path, reason: reason))
+    }
+
     /// What is wrong, as a stable identifier (`wrong-magic`).
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
@@ -86,6 +91,9 @@ public struct FirmwareImageError: Error, Sendable, Hashable, CustomStringConvert
 
         /// The image is for another model than the reader's.
         public static let wrongModel = Self(rawValue: "wrong-model")
+
+        /// The file cannot be read.
+        public static let unreadable = Self(rawValue: "unreadable")
     }
 
     enum Storage: Sendable, Hashable {
@@ -97,6 +105,7 @@ public struct FirmwareImageError: Error, Sendable, Hashable, CustomStringConvert
         case tooLarge(size: Int, limit: Int)
         case crcMismatch(stored: UInt32, computed: UInt32)
         case wrongModel(image: String, reader: String)
+        case unreadable(path: String, reason: String)
 
         var code: Code {
             switch self {
@@ -108,6 +117,7 @@ public struct FirmwareImageError: Error, Sendable, Hashable, CustomStringConvert
             case .tooLarge: .tooLarge
             case .crcMismatch: .crcMismatch
             case .wrongModel: .wrongModel
+            case .unreadable: .unreadable
             }
         }
 
@@ -129,6 +139,8 @@ public struct FirmwareImageError: Error, Sendable, Hashable, CustomStringConvert
                 "the firmware image is damaged: its CRC-32 says \(hex(stored)), its bytes give \(hex(computed))"
             case .wrongModel(let image, let reader):
                 "the firmware image is for \(image), the reader is a \(reader)"
+            case .unreadable(let path, let reason):
+                "cannot read the firmware image \(path): \(reason)"
             }
         }
     }

@@ -64,13 +64,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     }
 
     private func loadImage() throws -> FirmwareImage {
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: image)))
-        } catch {
-            StandardStreams.writeError("readerctl: cannot read \(image): \(error)\n")
-            throw ExitStatus.invalidFirmwareImage.exitCode
-        }
+        let bytes = try NamedFile(path: image, role: "firmware image").read(exitStatus: .invalidFirmwareImage)
         do throws(FirmwareImageError) {
             return try FirmwareImage(bytes: bytes)
         } catch {

@@ -42,6 +42,13 @@ struct DecodeCommand: ParsableCommand {
     @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")
     var reveal = false
 
+    /// Every file is checked before any is decoded.
+    func validate() throws {
+        for file in files where file != "-" {
+            try NamedFile(path: file, role: "recording").checkReadable(exitStatus: .unreadableInput)
+        }
+    }
+
     func run() throws {
         var status = ExitStatus.success
         let output = DecodeOutput(json: json, showSource: files.count > 1)

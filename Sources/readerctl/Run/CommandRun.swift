@@ -16,7 +16,8 @@ enum CommandRun {
     }
 
     /// Runs `work` and returns what it returns; a failure is reported and thrown as its
-    /// exit status. A refused recording fails a command that otherwise succeeded.
+    /// exit status. A recording refused or not written after work that succeeded leaves the
+    /// result to be printed, and ends readerctl with its status (``DeferredExitStatus``).
     static func perform<Value: Sendable, Failure: CommandFailure>(
         json: Bool = false, interruption: Interruption = .cancels, recording: RunRecording? = nil,
         revealingCardData reveal: Bool = false, _ work: @escaping @Sendable () async throws(Failure) -> Value
@@ -36,7 +37,7 @@ enum CommandRun {
         let recorded = Result { () throws(ExitCode) in try recording?.finish(revealingCardData: reveal) }
         switch outcome {
         case .success(let value):
-            try recorded.get()
+            if case .failure(let status) = recorded { DeferredExitStatus.note(status) }
             return value
         case .failure where interruption == .stops && task.isCancelled:
             throw ExitStatus.success.exitCode

@@ -58,17 +58,22 @@ struct CardArgument: Sendable {
     let card: EmulatedCard
 
     init(parsing text: String) throws {
-        if FileManager.default.fileExists(atPath: text) {
-            do {
-                card = try EmulatedCard(contentsOf: URL(fileURLWithPath: text))
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        } else if let builtIn = EmulatedCard.builtIn(named: text) {
+        let names = EmulatedCard.builtIn.map(\.name).joined(separator: ", ")
+        if let builtIn = EmulatedCard.builtIn(named: text), !FileManager.default.fileExists(atPath: text) {
             card = builtIn
-        } else {
-            let names = EmulatedCard.builtIn.map(\.name).joined(separator: ", ")
-            throw ValidationError("no such file, and no built-in card of that name (built in: \(names))")
+            return
+        }
+        // A path: a name with a slash or a .json, or anything that exists.
+        guard text.contains("/") || text.hasSuffix(".json") || FileManager.default.fileExists(atPath: text) else {
+            throw ValidationError("no card file \(text), and no built-in card of that name (built in: \(names))")
+        }
+        if let problem = NamedFile(path: text, role: "card file").readProblem {
+            throw ValidationError("\(problem); fix: \(problem.fix) (or a built-in card: \(names))")
+        }
+        do {
+            card = try EmulatedCard(contentsOf: URL(fileURLWithPath: text))
+        } catch {
+            throw ValidationError("\(error)")
         }
     }
 }

@@ -101,6 +101,12 @@ struct OutputOptions: ParsableArguments {
         valueName: "file"))
     var record: String?
 
+    /// `--record`'s file can be written: checked before any reader is touched, so a session
+    /// is never lost to a recording that cannot be kept.
+    func validate() throws {
+        if let record { try NamedFile(path: record, role: "recording").checkWritable(exitStatus: .unreadableInput) }
+    }
+
     /// `--record` takes one reader.
     func checkRecording(readers: ReaderOptions) throws {
         guard record == nil || !readers.namesSeveral else {
