@@ -97,6 +97,8 @@ let package = Package(
         ),
         // Spawns lrzsz's rb and sb for the YModem interoperability tests.
         .target(name: "ChildProcessSupport", path: "Tests/Support/ChildProcessSupport", swiftSettings: strictImports),
+        // Which tests run: the long ones only with CARDREADERKIT_LONG_TESTS=1 (.ci/run).
+        .target(name: "TestEnvironment", path: "Tests/Support/TestEnvironment", swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(
             name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking"], path: "Tests/Support/BlueZTestSupport",
@@ -111,13 +113,13 @@ let package = Package(
             name: "CardReaderKitTests",
             dependencies: [
                 "CardReaderCore", "CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport",
-                "Locking", "ChildProcessSupport", "BlueZTestSupport",
+                "Locking", "ChildProcessSupport", "BlueZTestSupport", "TestEnvironment",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictImports),
         .testTarget(
-            name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport"], exclude: ["Help"],
+            name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport", "TestEnvironment"], exclude: ["Help"],
             swiftSettings: strictImports),
         .testTarget(
             name: "BlueZIntegrationTests",

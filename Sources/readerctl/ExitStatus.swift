@@ -37,15 +37,25 @@ enum ExitStatus: Int32, CaseIterable {
         case .linkNotSecure:
             "the reader needs pairing (not paired, or it forgot this host), pairing failed, or a card operation was refused on an unencrypted link"
         case .usage: "usage error"
-        case .cancelled: "cancelled (Ctrl-C); the reader was sent CANCEL"
+        case .cancelled: "cancelled by Ctrl-C; the reader was told (CANCEL, or CAN CAN mid-transfer); SIGTERM ends so with 143, SIGHUP with 129"
         }
     }
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
-    /// The table `--help` prints.
-    static let help = (["Exit status:"] + allCases.map { "  " + "\($0.rawValue)".padded(to: 5) + $0.meaning })
-        .joined(separator: "\n")
+    /// The whole table, as `readerctl --help` prints it.
+    static let help = table(allCases, title: "Exit status:")
+
+    /// The statuses a subcommand can end with, as its `--help` prints them: `statuses`, with
+    /// success and a usage error always among them.
+    static func help(_ statuses: [ExitStatus]) -> String {
+        let all = Set(statuses + [.success, .usage])
+        return table(allCases.filter(all.contains), title: "Exit status (every status: readerctl --help):")
+    }
+
+    private static func table(_ statuses: [ExitStatus], title: String) -> String {
+        ([title] + statuses.map { "  " + "\($0.rawValue)".padded(to: 5) + $0.meaning }).joined(separator: "\n")
+    }
 
     /// The exit status for an operation's error.
     static func of(_ error: CardReaderError) -> ExitStatus {

@@ -23,8 +23,22 @@ struct ReaderCtl: AsyncParsableCommand {
     /// Logs go to standard error, so standard output stays the result alone.
     static func main() async {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let repeated = CommandLineCheck.repeatedOption(in: arguments) {
+            StandardStreams.writeError(
+                "Error: \(repeated) is given twice; give it once (only --reader and --scenario repeat)\n")
+            exit(withError: ExitStatus.usage.exitCode)
+        }
         do {
-            var command = try parseAsRoot()
+            var command: ParsableCommand
+            do {
+                command = try parseAsRoot()
+            } catch {
+                // A mistyped command or option: the parser's message, then the likely name.
+                guard let suggestion = CommandLineCheck.suggestion(for: arguments) else { throw error }
+                StandardStreams.writeError(fullMessage(for: error) + "\n  \(suggestion)\n")
+                exit(withError: ExitStatus.usage.exitCode)
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

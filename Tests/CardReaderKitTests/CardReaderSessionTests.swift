@@ -111,7 +111,8 @@ import ReaderProtocol
     @Test func everyFailureStatusSurfacesAsItsTypedError() async throws {
         let reader = try await connectedReader()
         let cases: [(ReaderStatus, CardReaderError)] = [
-            (.cardholderTimeout, .cardholderTimeout(.readMagneticStripe)), (.cancelled, .cancelled),
+            // 02 unasked (this host sent no CANCEL) is the reader's refusal, not a cancellation.
+            (.cardholderTimeout, .cardholderTimeout(.readMagneticStripe)), (.cancelled, .readerRejected(.readMagneticStripe, .cancelled)),
             (.unreadableStripe, .badSwipe), (.noCard, .noCard), (.cardRemoved, .cardRemoved),
             (.unknownCommand, .readerRejected(.readMagneticStripe, .unknownCommand)),
             (.invalidParameter, .readerRejected(.readMagneticStripe, .invalidParameter)),

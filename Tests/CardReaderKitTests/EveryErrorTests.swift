@@ -150,6 +150,20 @@ struct EveryErrorTests {
         }
     }
 
+    /// Status 02 answers the host's CANCEL (§5); sent unasked, it is the reader refusing the
+    /// command, not a cancellation of this host's.
+    @Test func anUnaskedCancelledStatusIsARefusalNotACancellation() async throws {
+        let (reader, _) = try await reader(["reject=C107:02"])
+        do throws(CardReaderError) {
+            _ = try await reader.readMagneticStripe()
+            Issue.record("the swipe succeeded")
+        } catch {
+            #expect(error == .readerRejected(.readMagneticStripe, .cancelled))
+            #expect(error.code != .cancelled)
+            #expect(error.description.contains("though this host did not cancel it"))
+        }
+    }
+
     @Test func malformedResponse() async throws {
         let (reader, _) = try await reader(["malformed-answer=1"])
         do throws(CardReaderError) {
@@ -202,6 +216,20 @@ struct EveryErrorTests {
                 Issue.record("expected invalidCardData, got \(error)")
                 return
             }
+        }
+    }
+
+    /// No application selects (SELECT answers 6A82 to each): the error shows the card's
+    /// status word and its ISO 7816-4 meaning, not only that nothing was selected.
+    @Test func noSelectableApplicationShowsTheStatusWord() async throws {
+        let (reader, _) = try await reader(["card-inserted", "card-sw=A4:6A82"])
+        _ = try await reader.powerOnCard()
+        do throws(CardReaderError) {
+            _ = try await reader.readEMVCard()
+            Issue.record("an EMV read with no selectable application succeeded")
+        } catch {
+            #expect(error.code == .invalidCardData)
+            #expect(error.description.contains("6A82 (file or application not found)"), "\(error)")
         }
     }
 }

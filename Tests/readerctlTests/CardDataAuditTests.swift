@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestEnvironment
 
 /// No card data leaves readerctl without --reveal: every subcommand that can run without a
 /// radio, under every scenario the emulated reader has, in text and JSON, at --verbose
@@ -171,7 +172,7 @@ import Testing
         #expect(Self.leaks(in: apdu).contains("stdout holds 47 61 73 90 01 01 00 10"))
     }
 
-    @Test func noScenarioLeaksCardDataFromAnySubcommand() async throws {
+    @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func noScenarioLeaksCardDataFromAnySubcommand() async throws {
         let scenarios = try Self.listedScenarios()
         #expect(scenarios.count >= 30)
         let unknown = scenarios.filter { Self.stepValues[$0] == nil }
@@ -204,7 +205,7 @@ import Testing
     /// Subcommands outside the scenario matrix: info and events (no card data to show, but
     /// verbose frame logs), and decode of every recording and capture in Fixtures, which
     /// hold the documentation's test card (4111 1111 1111 1111, DOE/JOHN).
-    @Test func otherSubcommandsLeakNothing() async throws {
+    @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func otherSubcommandsLeakNothing() async throws {
         let fixtureCard = Self.forms("4111111111111111") + Self.forms("4111111") + Self.forms("DOE/JOHN")
         let recordings = try FileManager.default.contentsOfDirectory(
             atPath: ReaderctlProcess.repositoryRoot.appendingPathComponent("Fixtures/packets").path

@@ -62,6 +62,30 @@ import Testing
         #expect(malformed.standardError.contains("line 2: no direction mark"))
     }
 
+    /// `--expect`: a recording against its golden file (the convention of GoldenRecords, as
+    /// the golden tests use it); decode's own --json output is a golden file that matches.
+    @Test func expectComparesARecordingWithItsGoldenFile() throws {
+        let recording = "Fixtures/packets/cancel-swipe-mtu23.txt"
+        let matching = try ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/cancel-swipe-mtu23.expected.jsonl"])
+        #expect(matching.status == 0, "\(matching.standardOutput)\(matching.standardError)")
+        #expect(matching.standardOutput.contains("matches") && matching.standardOutput.contains("4 records"))
+
+        let other = try ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/get-info-mtu23.expected.jsonl"])
+        #expect(other.status == 1)
+        #expect(other.standardOutput.contains("record 1: "))
+        #expect(other.standardError.contains("differs from Fixtures/packets/get-info-mtu23.expected.jsonl"))
+
+        let golden = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: golden) }
+        let json = try ReaderctlProcess.run(["decode", "--json", recording])
+        try json.standardOutput.write(toFile: golden, atomically: true, encoding: .utf8)
+        #expect(try ReaderctlProcess.run(["decode", recording, "--expect", golden]).status == 0)
+
+        let missing = try ReaderctlProcess.run(["decode", recording, "--expect", "/nonexistent.expected.jsonl"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("cannot read the expected file /nonexistent.expected.jsonl: no such file"))
+    }
+
     @Test func helpDocumentsTheExitStatus() throws {
         let result = try ReaderctlProcess.run(["decode", "--help"])
         #expect(result.status == 0)

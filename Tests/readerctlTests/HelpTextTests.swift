@@ -29,6 +29,21 @@ import Testing
         #expect(result.standardOutput == kept, "readerctl help \(command ?? ""): the help changed; see the test's comment")
     }
 
+    /// `readerctl --help` has every exit status; a subcommand's help, only those it can end
+    /// with (swipe: a bad swipe, never an unusable firmware image), and where the rest are.
+    @Test func eachHelpListsTheExitStatusesOfItsCommand() throws {
+        let overview = try ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
+        for status in ["0    success", "4    bad swipe", "9    update-firmware", "10   doctor", "12   the reader needs pairing"] {
+            #expect(overview.contains(status), "\(status)")
+        }
+        let swipe = try ReaderctlProcess.run(["help", "swipe"], environment: ["COLUMNS": "100"]).standardOutput
+        #expect(swipe.contains("Exit status (every status: readerctl --help):"))
+        #expect(swipe.contains("4    bad swipe") && swipe.contains("64   usage error"))
+        #expect(!swipe.contains("9    update-firmware") && !swipe.contains("10   doctor"))
+        let firmware = try ReaderctlProcess.run(["help", "update-firmware"], environment: ["COLUMNS": "100"]).standardOutput
+        #expect(firmware.contains("9    update-firmware") && !firmware.contains("4    bad swipe"))
+    }
+
     /// Every subcommand has its text kept, and nothing is kept for a command that is gone.
     @Test func everyCommandsHelpIsKept() throws {
         let kept = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".txt") }

@@ -70,6 +70,16 @@ import Testing
         (["swipe", "--emulated", "--scenario", "swipe-after=1,bogus"], "unknown scenario step 'bogus'"),
         (["swipe", "--emulated", "--card", "no-such-card"], "no built-in card of that name"),
         (["swipe", "--emulated", "--card", "/tmp"], "cannot read the card file /tmp: it is a directory"),
+        // An option given twice is not kept silently, the last one winning.
+        (["swipe", "--emulated", "--emulated"], "--emulated is given twice"),
+        (["swipe", "--emulated", "--card", "visa-test", "--card=mastercard-test"], "--card is given twice"),
+        // A negative number is a number out of range, not a missing value.
+        (["events", "--emulated", "--count", "-1"], "--count must be at least 1"),
+        (["swipe", "--emulated", "--timeout", "-5"], "--timeout must be within 1…65535 seconds"),
+        // Typos: the nearest command or option.
+        (["swipe", "--emulatd"], "did you mean --emulated?"),
+        (["swip", "--emulated"], "did you mean 'readerctl swipe'?"),
+        (["info", "--emulated", "--conect-timeout", "3"], "did you mean --connect-timeout?"),
         (["swipe", "--emulated", "--card", "Fixtures/cards/nope.json"], "cannot read the card file Fixtures/cards/nope.json: no such file"),
         (["apdu", "--emulated", "00A4040007A0000000031010", "5A0841111111"], "APDU 2 is not a command APDU"),
         (["apdu", "--emulated", "00A40400XY"], "APDU 1 is not hex bytes"),
@@ -137,14 +147,17 @@ import Testing
 
     /// A person presses Ctrl-C while the reader waits for a swipe: the reader gets CANCEL,
     /// and readerctl exits 130 at once rather than after the 30 s swipe timeout.
-    @Test func ctrlCCancelsASwipeCleanly() throws {
+    /// Ctrl-C, SIGTERM and SIGHUP end a command the same way: the reader is sent CANCEL,
+    /// and readerctl exits with 128 + the signal's number.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
+    func aSignalCancelsASwipeCleanly(signal: Int32, status expected: Int32) throws {
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
         // The trace line is logged once the command is registered, just before it is written.
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         #expect(run.standardError.contains("Swipe a card"))
-        run.interrupt()
+        run.interrupt(with: signal)
         let status = run.waitForExit(within: 10)
-        #expect(status == 130)
+        #expect(status == expected)
         #expect(run.standardError.contains("cancelled"))
         #expect(run.standardError.contains("→ CANCEL"))
     }

@@ -152,8 +152,9 @@ final class InteractiveReaderctl: @unchecked Sendable {
         return true
     }
 
-    func interrupt() {
-        kill(process.processIdentifier, SIGINT)
+    /// Sends `signal` (Ctrl-C's SIGINT by default).
+    func interrupt(with signal: Int32 = SIGINT) {
+        kill(process.processIdentifier, signal)
     }
 
     /// The exit status, or nil if it had not ended within `seconds` (it is then killed).

@@ -89,14 +89,16 @@ public actor GattConnection {
                     // Connect may answer before BlueZ emits the matching PropertiesChanged.
                     info = try await device.info()
                 }
-                let window = attempt < attempts ? resolutionWindow : nil
+                // Only a bonded device's connection can stall so (its bearer is opened
+                // encrypted); a first discovery, however slow the peer, has all the time.
+                let window = attempt < attempts && info?.isBonded == true ? resolutionWindow : nil
                 if try await waitForServices(deadline: deadline, window: window, timeout: timeout) == .stalled,
                     let window
                 {
                     session.logger.notice(
                         "services did not resolve; connecting again",
                         metadata: ["device": "\(name)", "waited": "\(window)", "attempt": "\(attempt)"])
-                    try await reconnectAfterStall()
+                    try await reconnectAfterStall(deadline: deadline, timeout: timeout)
                     continue
                 }
                 established = true
@@ -138,13 +140,13 @@ public actor GattConnection {
         }
     }
 
-    /// How long services may take to resolve on a connection that is not the last attempt:
-    /// half the connection's time limit. A bonded device's cached table resolves in a few
-    /// ATT round trips and a first discovery in seconds, but bluetoothd 5.66 now and then
-    /// opens a bonded device's ATT bearer with an MTU exchange that is never answered (the
-    /// request on an EATT channel; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout.
-    /// A new connection does not inherit that state.
-    static func resolutionWindow(timeout: Duration) -> Duration { timeout / 2 }
+    /// How long a bonded device's services may take to resolve on a connection that is not
+    /// the last attempt: half the connection's time limit, at most 10 s. Its cached table
+    /// resolves in a few ATT round trips (a changed one, in a discovery's), but bluetoothd
+    /// 5.66 now and then opens a bonded device's ATT bearer with an MTU exchange that is
+    /// never answered (the request on an EATT channel; fixed in BlueZ 5.67) and waits out its
+    /// 30 s ATT timeout. A new connection does not inherit that state.
+    static func resolutionWindow(timeout: Duration) -> Duration { min(timeout / 2, .seconds(10)) }
 
     private enum Resolution { case resolved, stalled }
 
@@ -171,17 +173,26 @@ public actor GattConnection {
 
     /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
     /// answers once the link is down), so that the next attempt connects afresh.
-    private func reconnectAfterStall() async throws(BluetoothError) {
-        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
+    /// bluetoothd may be what stalled: the call waits no longer than the connection's
+    /// deadline, so the caller hears of the stall in time, not after its own limit.
+    private func reconnectAfterStall(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
+        let remaining = min(deadline - .now, .seconds(10))
+        guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
+        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
         if Task.isCancelled { throw .cancelled }
+        guard ContinuousClock.now < deadline else {
+            throw .timedOut("connecting to \(name) and resolving its services", after: timeout)
+        }
         info = try await device.info()
     }
 
-    /// After a failed connect: stop BlueZ's connection attempt and the signal pump.
+    /// After a failed connect: stop BlueZ's connection attempt and the signal pump. The
+    /// Disconnect is sent, and waited for half a second at most: a stalled bluetoothd must
+    /// not hold back the error the caller is owed.
     private func abandon() async {
         closed = true
         finish()
-        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(5))
+        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .milliseconds(500))
     }
 
     /// A best-effort call that runs even when the calling task is cancelled (cleanup).

@@ -49,6 +49,7 @@ struct EMVApplicationReader: Sendable {
         } else {
             throw .cardRefused(step: "SELECT PPSE", directory.statusWord)
         }
+        var answers: [StatusWord] = []
         for aid in candidates {
             let answer = try await transmit(try command { () throws(APDUError) in try .select(name: aid) })
             if answer.statusWord == .success {
@@ -57,8 +58,12 @@ struct EMVApplicationReader: Sendable {
             guard answer.statusWord == StatusWord(0x6A82) || answer.statusWord == StatusWord(0x6283) else {
                 throw .cardRefused(step: "SELECT AID", answer.statusWord)
             }
+            answers.append(answer.statusWord)
         }
-        throw .invalidCardData("none of the card's applications could be selected")
+        // What the card answered says why: SW and meaning, e.g. 6A82 (file or application not found).
+        let said = Set(answers.map(\.description)).sorted().joined(separator: ", ")
+        throw .invalidCardData(
+            "no application could be selected: \(candidates.count) tried, SELECT answered \(said.isEmpty ? "nothing" : said)")
     }
 
     /// The directory's applications (61 entries), highest priority first (87: lower is

@@ -329,6 +329,8 @@ extension CardReaderError {
         case .batteryTooLow: return "the reader's battery is too low for \(commandName) (status 0B); charge it"
         case .cardNotResponding: return "the chip card did not answer (status 09); reinsert it"
         case .cardNotPowered: return "the chip card is not powered (status 0A); power it on first"
+        case .readerRejected where readerStatus == .cancelled:
+            return "the reader ended \(commandName) with status 0x02 (cancelled by the host), though this host did not cancel it"
         case .readerRejected: return "the reader refused \(commandName): status \(readerStatus.map { "\($0)" } ?? "unknown")"
         case .malformedResponse:
             return "the reader's answer to \(commandName) is malformed: \(decoding.map { "\($0)" } ?? "it does not decode")"

@@ -6,6 +6,9 @@ extension EmulatorScenario {
     /// The steps, one per line with what each does, for `readerctl scenarios`.
     public static let syntax: String = ScenarioStep.all.map(\.syntaxLine).joined(separator: "\n")
 
+    /// Every step's name, e.g. `swipe-after`, in the order ``syntax`` lists them.
+    public static let stepNames: [String] = ScenarioStep.all.map(\.name)
+
     /// Parses steps such as `["swipe-after=2", "remove-card-during-apdu,low-battery"]`.
     public init(parsing arguments: some Sequence<String>) throws(EmulatorScenarioError) {
         self.init()

@@ -15,7 +15,7 @@ struct APDUCommand: AsyncParsableCommand {
             masked by tag; data that is not BER-TLV, and unknown tags outside an FCI, are shown \
             only with --reveal. Without a card in the slot, it waits --wait seconds for one.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.timedOut, .noCard, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
     @OptionGroup var reader: ReaderOptions

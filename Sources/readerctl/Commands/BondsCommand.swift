@@ -13,7 +13,7 @@ struct BondsCommand: AsyncParsableCommand {
             store. A bond made outside CardReaderKit shows no time; one the store lists but \
             BlueZ no longer holds is listed as gone (unpaired elsewhere).
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost]))
             """)
 
     @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
@@ -21,7 +21,7 @@ struct BondsCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "The file where pairings are noted (default: ~/.local/state/cardreaderkit/bonds.json, under $XDG_STATE_HOME if set).",
-        valueName: "file"))
+        valueName: "file"), completion: Completions.bondStore)
     var bondStore: String?
 
     @Flag(help: "Print JSON for scripts instead of text: one object per bond.")

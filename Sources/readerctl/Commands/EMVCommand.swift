@@ -13,7 +13,7 @@ struct EMVCommand: AsyncParsableCommand {
             (the application's FCI, the processing options, every record) by tag name, values \
             decoded, card data masked by tag.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.timedOut, .noCard, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
     @OptionGroup var reader: ReaderOptions

@@ -25,7 +25,7 @@ struct EmulateCommand: AsyncParsableCommand {
             starts, and after its button is held, which `kill -USR1 PID` does (the PID is \
             printed at start).
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost]))
             """)
 
     @Option(help: ArgumentHelp("The Bluetooth adapter to serve on, e.g. hci0 (default: the first powered one).", valueName: "hciN"))
@@ -36,12 +36,12 @@ struct EmulateCommand: AsyncParsableCommand {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The largest ATT MTU to use, 23…247: notifications are at most MTU − 5 bytes (bluetoothd cuts longer values of the Multiple Handle Value Notifications it sends a BlueZ central), even where the link negotiated more.",
         valueName: "bytes"))
     var mtu = 247
 
-    @Option(help: ArgumentHelp("Seconds to serve, 1…604800 (default: until Ctrl-C).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to serve, 1…604800 (default: until Ctrl-C).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {

@@ -14,16 +14,16 @@ struct EventsCommand: AsyncParsableCommand {
             Runs until --count events have arrived, --duration has passed, the reader \
             disconnects (exit 6), or Ctrl-C (exit 130).
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds, 1…604800 (7 days).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds, 1…604800 (7 days).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {

@@ -13,7 +13,7 @@ struct GattCommand: AsyncParsableCommand {
             engineers use to find a reader's data characteristics. Values print as hex, with \
             the text when it is printable.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost, .cancelled]))
             """)
 
     @Option(help: ArgumentHelp("The device: its name or a prefix of it, or its address.", valueName: "name|address"))
@@ -22,7 +22,7 @@ struct GattCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(help: ArgumentHelp("Seconds to find and connect to the device, up to 600.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to find and connect to the device, up to 600.", valueName: "seconds"))
     var connectTimeout = Seconds(15)
 
     @Flag(help: "Print the table as one JSON object.")

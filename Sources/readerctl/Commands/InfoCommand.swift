@@ -12,7 +12,7 @@ struct InfoCommand: AsyncParsableCommand {
             before firmware 3.0 gives an unencrypted one, and GET INFO works on it without \
             --allow-unencrypted.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
     @OptionGroup var reader: ReaderOptions

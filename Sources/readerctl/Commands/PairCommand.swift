@@ -20,7 +20,7 @@ struct PairCommand: AsyncParsableCommand {
             readerctl never pairs otherwise: the other commands refuse a reader that needs \
             pairing, with exit status 12.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost, .linkNotSecure, .cancelled]))
             """)
 
     @OptionGroup var target: PairingTargetOptions
@@ -31,7 +31,7 @@ struct PairCommand: AsyncParsableCommand {
         transform: PasskeyArgument.init(parsing:))
     var passkey: PasskeyArgument?
 
-    @Option(help: ArgumentHelp("Seconds to find the reader and pair, up to 600.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to find the reader and pair, up to 600.", valueName: "seconds"))
     var timeout = Seconds(60)
 
     @Flag(help: "Print JSON for scripts instead of text.")

@@ -16,7 +16,7 @@ struct ScanCommand: AsyncParsableCommand {
             its name or signal changes. Readers are found by name prefix, since many do not \
             advertise their service UUID. Stops after --duration or Ctrl-C (exit 0).
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost]))
             """)
 
     @Option(help: ArgumentHelp("The Bluetooth adapter, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
@@ -28,7 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Every LE device, not only readers.")
     var all = false
 
-    @Option(help: ArgumentHelp("Seconds to scan, 1…3600.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to scan, 1…3600.", valueName: "seconds"))
     var duration = 10
 
     @Flag(help: "Print one JSON object per line.")

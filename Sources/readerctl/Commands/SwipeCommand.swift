@@ -10,13 +10,13 @@ struct SwipeCommand: AsyncParsableCommand {
             (first 6 and last 4 digits unless --reveal), Luhn check, expiry (YYMM) and service \
             code. A bad swipe, a timeout and Ctrl-C end with their own exit status.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.timedOut, .badSwipe, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: ArgumentHelp("Seconds to wait for the swipe, 1…65535.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the swipe, 1…65535.", valueName: "seconds"))
     var timeout = 30
 
     func validate() throws {

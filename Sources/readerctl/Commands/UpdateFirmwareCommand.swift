@@ -22,10 +22,10 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
 
             Exit status 0 only if every reader ended on the new version.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.linkLost, .firmwareNotUpdated, .invalidFirmwareImage, .linkNotSecure, .cancelled]))
             """)
 
-    @Argument(help: ArgumentHelp("The firmware image, a .vfw file.", valueName: "image"))
+    @Argument(help: ArgumentHelp("The firmware image, a .vfw file.", valueName: "image"), completion: Completions.firmwareImage)
     var image: String
 
     @OptionGroup var reader: ReaderOptions
@@ -33,7 +33,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines for scripts instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Readers updated at once, 1…16.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Readers updated at once, 1…16.", valueName: "n"))
     var maxParallel = 7
 
     func validate() throws {

@@ -26,14 +26,21 @@ struct DecodeCommand: ParsableCommand {
             Card numbers are masked (first 6, last 4 digits); cardholder names, discretionary \
             data, track 3 and APDU data are left out unless --reveal is given.
 
+            --expect FILE compares the decoded records with a golden file (NAME.expected.jsonl, \
+            one record per line as --json prints them) instead of printing them: records in \
+            order; detail (prose) and source are not compared; fields only where the expected \
+            record has them, an expected value * taking any value. It prints each difference, \
+            or that the recording matches.
+
             Exit status:
-              0  every frame intact and decodable
-              1  damage or an undecodable frame was found
-              2  an input could not be read, or is not a recording
+              0  every frame intact and decodable (--expect: the records match)
+              1  damage or an undecodable frame was found (--expect: the records differ)
+              2  an input or the expected file could not be read, or is not a recording
+              64 usage error
             """
     )
 
-    @Argument(help: ArgumentHelp("Recordings to decode; '-' reads standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Recordings to decode; '-' reads standard input.", valueName: "file"), completion: Completions.recording)
     var files: [String]
 
     @Flag(help: "Print one JSON object per frame or damage record (fields in the README).")
@@ -42,14 +49,26 @@ struct DecodeCommand: ParsableCommand {
     @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")
     var reveal = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Compare the records with FILE, a golden file of --json records (NAME.expected.jsonl), instead of printing them.",
+            valueName: "file"),
+        completion: .file(extensions: ["jsonl"]))
+    var expect: String?
+
     /// Every file is checked before any is decoded.
     func validate() throws {
+        if let expect {
+            guard files.count == 1 else { throw ValidationError("--expect compares one recording: give one file") }
+            try NamedFile(path: expect, role: "expected file").checkReadable(exitStatus: .unreadableInput)
+        }
         for file in files where file != "-" {
             try NamedFile(path: file, role: "recording").checkReadable(exitStatus: .unreadableInput)
         }
     }
 
     func run() throws {
+        if let expect, let source = files.first { try GoldenCheck.run(recording: source, expected: expect, revealingCardData: reveal) }
         var status = ExitStatus.success
         let output = DecodeOutput(json: json, showSource: files.count > 1)
         for source in files {

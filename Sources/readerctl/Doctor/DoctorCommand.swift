@@ -20,7 +20,7 @@ struct DoctorCommand: AsyncParsableCommand {
             errors give). A check that needs a failed one is skipped. The exit status is 0 \
             only when every check holds, 10 otherwise.
 
-            \(ExitStatus.help)
+            \(ExitStatus.help([.doctorFailed]))
             """)
 
     @Option(help: ArgumentHelp("The adapter to check, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
@@ -31,12 +31,12 @@ struct DoctorCommand: AsyncParsableCommand {
         valueName: "name|address"))
     var reader: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Seconds the discovery listens for advertisements (with --reader: at most, until the reader is seen).",
         valueName: "seconds"))
     var scanTimeout = Seconds(5)
 
-    @Option(help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
     var connectTimeout = Seconds(15)
 
     @Flag(help: "Print one JSON object: {\"ok\": …, \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, …]}.")

@@ -10,6 +10,7 @@ struct EmulatedReaderOptions: ParsableArguments {
         help: ArgumentHelp(
             "Emulated reader: the card it holds, a card file such as Fixtures/cards/visa-test.json or a built-in card's name (default: visa-test).",
             valueName: "file|name"),
+        completion: Completions.card,
         transform: CardArgument.init(parsing:))
     var card: CardArgument?
 
@@ -18,6 +19,7 @@ struct EmulatedReaderOptions: ParsableArguments {
         help: ArgumentHelp(
             "Emulated reader: what happens, e.g. swipe-after=2, bad-swipe, no-swipe, insert-after=1, remove-card-during-apdu, low-battery, busy, silent. Repeat to combine; 'readerctl scenarios' lists them all.",
             valueName: "scenario"),
+        completion: Completions.scenario,
         transform: ScenarioArgument.init(parsing:))
     var scenarios: [ScenarioArgument] = []
 
@@ -29,6 +31,7 @@ struct EmulatedReaderOptions: ParsableArguments {
     var firmware: FirmwareArgument?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Emulated reader: how many hosts it keeps a bond with, 1…8 (default 8, as the reader). When one more pairs, the oldest bond is dropped, and that host must pair again.",
             valueName: "count"))

@@ -21,11 +21,7 @@ enum FleetRun {
         _ options: ReaderOptions, maxParallel: Int = 8,
         _ operation: @escaping @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async throws -> [Outcome<Value>] {
-        let logger = {
-            var logger = Logger(label: "readerctl")
-            logger.logLevel = options.verbose ? .trace : .warning
-            return logger
-        }()
+        let logger = options.logger(label: "readerctl")
         return try await CommandRun.perform { () throws(LinkError) -> [Outcome<Value>] in
             if options.emulated {
                 let connector = EmulatedReaderConnector(reader: options.emulator.makeReader(), mtu: options.mtu ?? 23)

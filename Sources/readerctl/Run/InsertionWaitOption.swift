@@ -4,7 +4,7 @@ import CardReaderKit
 /// `--wait`: how long chip commands wait for a card to be inserted, and the prompt while they do.
 struct InsertionWaitOption: ParsableArguments {
     @Option(
-        name: .customLong("wait"),
+        name: .customLong("wait"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds to wait for a card to be inserted, 0…255 (0: fail at once if the slot is empty). Above 0, ICC STATUS asks first whether a card is in the slot (one command more in a scenario's count).",
             valueName: "seconds"))

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Dispatch
 import Locking
 #if canImport(Glibc)
@@ -6,16 +7,19 @@ import Glibc
 import Musl
 #endif
 
-/// Turns Ctrl-C into Swift task cancellation, so the operation sends CANCEL to the reader
-/// and ends cleanly. A second Ctrl-C exits at once.
+/// Turns Ctrl-C (SIGINT), SIGTERM and SIGHUP into Swift task cancellation, so the
+/// operation tells the reader (CANCEL, or `CAN CAN` during a firmware transfer) and ends
+/// cleanly; readerctl then exits with 128 + the signal's number (130, 143, 129). A second
+/// signal exits at once.
 ///
-/// The SIGINT handler is installed synchronously and does only what a signal handler may:
-/// it writes a byte to a pipe, which a dispatch source reads. (A dispatch signal source
-/// alone installs its handler asynchronously on Linux, so an early Ctrl-C could be lost.)
-/// Install it before starting the work, then hand it the task: a Ctrl-C that comes before
-/// the task exists is remembered and cancels it on arrival.
+/// The handlers are installed synchronously and do only what a signal handler may: each
+/// writes the signal's number to a pipe, which a dispatch source reads. (A dispatch signal
+/// source alone installs its handler asynchronously on Linux, so an early signal could be
+/// lost, or end the process.) Install it before starting the work, then hand it the task: a
+/// signal that comes before the task exists is remembered and cancels it on arrival.
 final class InterruptSignal {
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     private let source: any DispatchSourceRead
     private let target = Target()
@@ -31,16 +35,22 @@ final class InterruptSignal {
         source.setEventHandler { [readEnd = ends[0]] in
             var byte: UInt8 = 0
             guard read(readEnd, &byte, 1) == 1 else { return }
-            guard target.interrupt() else { exit(130) }
-            StandardStreams.writeError("\ncancelling… (Ctrl-C again to quit at once)\n")
+            guard target.interrupt(by: Int32(byte)) else { exit(128 + Int32(byte)) }
+            let again = byte == SIGINT ? "Ctrl-C" : "the signal"
+            StandardStreams.writeError("\ncancelling… (\(again) again to quit at once)\n")
         }
         source.resume()
         self.source = source
-        signal(SIGINT) { _ in
-            var byte: UInt8 = 1
-            _ = write(InterruptSignal.pipeWriteEnd, &byte, 1)
+        for number in Self.signals {
+            signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(InterruptSignal.pipeWriteEnd, &byte, 1)
+            }
         }
     }
+
+    /// The exit status for work that a signal cancelled: 128 + the signal's number.
+    var exitCode: ExitCode { ExitCode(128 + (target.signal ?? SIGINT)) }
 
     /// The task a Ctrl-C cancels.
     func cancels(_ task: Task<some Sendable, Never>) {
@@ -48,7 +58,7 @@ final class InterruptSignal {
     }
 
     deinit {
-        signal(SIGINT, SIG_DFL)
+        for number in Self.signals { signal(number, SIG_DFL) }
         source.cancel()
         close(Self.pipeWriteEnd)
         close(readEnd)
@@ -57,7 +67,7 @@ final class InterruptSignal {
     private final class Target: Sendable {
         private struct State {
             var cancel: (@Sendable () -> Void)?
-            var interrupted = false
+            var signal: Int32?
         }
 
         private let state = Locked(State())
@@ -65,16 +75,19 @@ final class InterruptSignal {
         func set(_ cancel: @escaping @Sendable () -> Void) {
             let already = state.withLock { state in
                 state.cancel = cancel
-                return state.interrupted
+                return state.signal != nil
             }
             if already { cancel() }
         }
 
+        /// The first signal received.
+        var signal: Int32? { state.withLock { $0.signal } }
+
         /// Cancels the task; true the first time.
-        func interrupt() -> Bool {
+        func interrupt(by signal: Int32) -> Bool {
             let (first, cancel) = state.withLock { state in
-                defer { state.interrupted = true }
-                return (!state.interrupted, state.cancel)
+                defer { if state.signal == nil { state.signal = signal } }
+                return (state.signal == nil, state.cancel)
             }
             if first { cancel?() }
             return first

@@ -2,6 +2,7 @@ import ArgumentParser
 import CardReaderKit
 import CardReaderKitTesting
 import FoundationEssentials
+import Logging
 
 /// Which reader `pair` and `unpair` act on: one Bluetooth reader, or the emulated one.
 struct PairingTargetOptions: ParsableArguments {
@@ -20,7 +21,7 @@ struct PairingTargetOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "The file where pairings are noted with their time (default: ~/.local/state/cardreaderkit/bonds.json, under $XDG_STATE_HOME if set).",
-        valueName: "file"))
+        valueName: "file"), completion: Completions.bondStore)
     var bondStore: String?
 
     /// The bond store these options name.
@@ -41,7 +42,12 @@ struct PairingTargetOptions: ParsableArguments {
 
     /// The connector these options name.
     func connector(timeout: Duration = .seconds(30)) -> any PairingReaderConnector {
-        if let reader { return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: timeout, bondStore: store) }
+        if let reader {
+            // What pair and unpair did is their output: the library's log says only warnings.
+            var logger = Logger(label: "CardReaderKit.BlueZ")
+            logger.logLevel = .warning
+            return BlueZReaderConnector(reader: reader, adapter: adapter, timeout: timeout, logger: logger, bondStore: store)
+        }
         return EmulatedReaderConnector(reader: emulator.makeReader())
     }
 }

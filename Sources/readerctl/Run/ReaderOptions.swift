@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardReaderKit
 import CardReaderKitTesting
+import Logging
 
 /// Which reader a subcommand talks to, and how.
 struct ReaderOptions: ParsableArguments {
@@ -12,7 +13,7 @@ struct ReaderOptions: ParsableArguments {
     @Flag(help: "info, events, update-firmware: every reader in range (names starting with VPOS), found by a scan of --scan-timeout seconds.")
     var all = false
 
-    @Option(help: ArgumentHelp("With --all: seconds to scan for readers.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --all: seconds to scan for readers.", valueName: "seconds"))
     var scanTimeout = Seconds(5)
 
     @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
@@ -23,12 +24,12 @@ struct ReaderOptions: ParsableArguments {
 
     @OptionGroup var emulator: EmulatedReaderOptions
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The ATT MTU, 23…247: for the emulated reader, the link's (default 23); for a Bluetooth reader, the largest to use, so packets are at most MTU − 3 bytes (default: what the link negotiated, at most 247).",
         valueName: "bytes"))
     var mtu: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Seconds to find and connect to the reader. With several readers, connections are set up one at a time and each has these seconds from its turn.",
         valueName: "seconds"))
     var connectTimeout = Seconds(5)
@@ -43,6 +44,14 @@ struct ReaderOptions: ParsableArguments {
 
     @Flag(help: "Log every frame to standard error (card data redacted), and how the link carries them.")
     var verbose = false
+
+    /// A logger for the library: warnings only, everything with `--verbose`; standard error
+    /// stays quiet on a run that goes well.
+    func logger(label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = verbose ? .trace : .warning
+        return logger
+    }
 
     /// The reader's configuration for these options, connecting within `connectTimeout`.
     func readerConfiguration(connectTimeout: Duration = .seconds(5)) -> CardReader.Configuration {
@@ -82,7 +91,7 @@ struct ReaderOptions: ParsableArguments {
         if let reader = reader.first {
             return BlueZReaderConnector(
                 reader: reader, adapter: adapter, timeout: connectTimeout.duration, valueTransport: valueTransport,
-                maximumMTU: mtu ?? 247)
+                maximumMTU: mtu ?? 247, logger: logger(label: "CardReaderKit.BlueZ"))
         }
         return EmulatedReaderConnector(reader: emulator.makeReader(), mtu: mtu ?? 23)
     }
@@ -98,7 +107,7 @@ struct OutputOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Record the run's writes and notifications, timestamped, in FILE (the format decode reads). Written only when every card in it is a published test card, or with --reveal.",
-        valueName: "file"))
+        valueName: "file"), completion: Completions.recording)
     var record: String?
 
     /// `--record`'s file can be written: checked before any reader is touched, so a session

@@ -17,8 +17,7 @@ enum ReaderRun {
         let recording = output.record.map { RunRecording(path: $0, command: CommandLine.arguments.dropFirst().first ?? "") }
         let direct = try options.connector()
         let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
-        var logger = Logger(label: "readerctl")
-        logger.logLevel = options.verbose ? .trace : .warning
+        let logger = options.logger(label: "readerctl")
         let reader = CardReader(connector: connector, configuration: options.readerConfiguration(), logger: logger)
         // The connector's own deadline is --connect-timeout; the reader's comes a little
         // later, so the connector's specific error (not found, and what was seen instead)

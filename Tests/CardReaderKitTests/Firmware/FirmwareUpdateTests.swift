@@ -5,6 +5,7 @@ import Foundation
 import ReaderProtocol
 import Synchronization
 import Testing
+import TestEnvironment
 
 /// `CardReader.updateFirmware` against the emulated reader (documentation §7), on the
 /// continuous clock with a reader that restarts in 50 ms. The image is the fixture
@@ -173,7 +174,7 @@ struct FirmwareUpdateTests {
         try await bench.expectUsable(on: "2.4.1")
     }
 
-    @Test func aNAKedBlockIsSentAgain() async throws {
+    @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aNAKedBlockIsSentAgain() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:3", "firmware-nak=3"])
         let report = try await bench.update().result.get()
         #expect(report.version == "2.5.0")
@@ -187,7 +188,7 @@ struct FirmwareUpdateTests {
     /// 115,200 baud (`firmware-uart`): the in-process link delivers a whole 1 KiB block at
     /// once, so the buffer overflows on every one; after two failed attempts the sender
     /// goes on in 128-byte blocks, which fit, and the image arrives whole.
-    @Test func aReaderWhoseUARTOverflowsGetsTheImageIn128ByteBlocks() async throws {
+    @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aReaderWhoseUARTOverflowsGetsTheImageIn128ByteBlocks() async throws {
         let bench = try await Bench(scenario: ["firmware-uart=512:11520"], mtu: 247)
         let report = try await bench.update().result.get()
         #expect(report.version == "2.5.0")
@@ -197,7 +198,7 @@ struct FirmwareUpdateTests {
     }
 
     /// The reader gives up on a block after 10 failed attempts (`CAN CAN`, §7.2).
-    @Test func aBlockRefusedTenTimesEndsTheTransfer() async throws {
+    @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aBlockRefusedTenTimesEndsTheTransfer() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:10"])
         #expect(await bench.failure() == .abortedByReader(block: 2))
         try await bench.expectUsable(on: "2.4.1")

@@ -1,0 +1,87 @@
+import ArgumentParser
+
+/// What readerctl checks in the command line beyond what the parser does: an option given
+/// twice (the parser keeps the last silently), and a close match for a mistyped command or
+/// option name.
+enum CommandLineCheck {
+    /// Options a person may give more than once.
+    static let repeatable: Set<String> = ["--reader", "--scenario"]
+
+    /// The first option given twice that does not repeat, e.g. `--emulated`.
+    static func repeatedOption(in arguments: [String]) -> String? {
+        var seen: Set<String> = []
+        for argument in arguments {
+            if argument == "--" { break }
+            guard argument.hasPrefix("--"), argument.count > 2 else { continue }
+            let name = String(argument.prefix { $0 != "=" })
+            if repeatable.contains(name) { continue }
+            if !seen.insert(name).inserted { return name }
+        }
+        return nil
+    }
+
+    /// A suggestion for a mistyped subcommand or option: `did you mean 'swipe'?`, or nil.
+    static func suggestion(for arguments: [String]) -> String? {
+        let commands = ReaderCtl.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard let first = arguments.first else { return nil }
+        if !first.hasPrefix("-"), !commands.contains(first) {
+            return closest(to: first, among: commands).map { "did you mean 'readerctl \($0)'?" }
+        }
+        guard let command = ReaderCtl.configuration.subcommands.first(where: { $0.configuration.commandName == first })
+        else { return nil }
+        let options = optionNames(in: ReaderCtl.helpMessage(for: command, columns: 400))
+        for argument in arguments.dropFirst() where argument.hasPrefix("--") {
+            let name = String(argument.prefix { $0 != "=" })
+            guard !options.contains(name), let match = closest(to: name, among: options) else { continue }
+            return "did you mean \(match)? (readerctl \(first) --help lists its options)"
+        }
+        return nil
+    }
+
+    /// The `--long-names` a help text mentions.
+    static func optionNames(in help: String) -> [String] {
+        var names: Set<String> = []
+        var current = ""
+        for character in help + " " {
+            if character.isLetter || character.isNumber || character == "-" {
+                current.append(character)
+            } else {
+                if current.hasPrefix("--"), current.count > 2, current.dropFirst(2).first?.isLetter == true {
+                    names.insert(current)
+                }
+                current = ""
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The candidate nearest `word` by edit distance, if it is near enough to be a typo (at
+    /// most a third of the word's letters), or of which `word` is a prefix.
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(word, $0)) }.sorted { $0.1 < $1.1 }
+        guard let best = scored.first else { return nil }
+        if best.1 <= max(1, word.count / 3) { return best.0 }
+        let extending = candidates.filter { $0.hasPrefix(word) }
+        return extending.count == 1 ? extending[0] : nil
+    }
+
+    /// Levenshtein distance, counting a swap of neighbours as one edit.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}
