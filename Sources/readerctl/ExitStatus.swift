@@ -41,7 +41,9 @@ enum ExitStatus: Int32, CaseIterable {
         }
     }
 
-    var exitCode: ExitCode { ExitCode(rawValue) }
+    /// The process's exit code; for ``cancelled``, 128 + the number of the signal that
+    /// cancelled the work (SIGTERM 143, SIGHUP 129; Ctrl-C 130).
+    var exitCode: ExitCode { self == .cancelled ? InterruptSignal.cancelledExitCode : ExitCode(rawValue) }
 
     /// The whole table, as `readerctl --help` prints it.
     static let help = table(allCases, title: "Exit status:")

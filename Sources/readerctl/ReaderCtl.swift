@@ -26,7 +26,7 @@ struct ReaderCtl: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let repeated = CommandLineCheck.repeatedOption(in: arguments) {
             StandardStreams.writeError(
-                "Error: \(repeated) is given twice; give it once (only --reader and --scenario repeat)\n")
+                "Error: \(repeated) is given twice; give it once (--scenario repeats, and --reader for info, events and update-firmware)\n")
             exit(withError: ExitStatus.usage.exitCode)
         }
         do {
@@ -34,8 +34,10 @@ struct ReaderCtl: AsyncParsableCommand {
             do {
                 command = try parseAsRoot()
             } catch {
-                // A mistyped command or option: the parser's message, then the likely name.
-                guard let suggestion = CommandLineCheck.suggestion(for: arguments) else { throw error }
+                // A mistyped command or option: the parser's message, then the likely name
+                // (not for --help, which the parser answers first).
+                guard exitCode(for: error) != .success, let suggestion = CommandLineCheck.suggestion(for: arguments)
+                else { throw error }
                 StandardStreams.writeError(fullMessage(for: error) + "\n  \(suggestion)\n")
                 exit(withError: ExitStatus.usage.exitCode)
             }

@@ -56,10 +56,13 @@ import Testing
         #expect(directory.standardError.contains("fix: name a file in it, e.g. \(folder)/vpos3356-"))
     }
 
-    @Test func severalReadersNeedBluetooth() throws {
-        let result = try ReaderctlProcess.run(["swipe", "--reader", "A", "--reader", "B"])
+    /// `--reader` repeats only where a command takes several readers; elsewhere the second
+    /// is not kept silently, the last one winning.
+    @Test(arguments: [["swipe"], ["unpair"], ["gatt"]])
+    func aCommandForOneReaderTakesOneReader(command: [String]) throws {
+        let result = try ReaderctlProcess.run(command + ["--reader", "A", "--reader", "B"])
         #expect(result.status == 64)
-        #expect(result.standardError.contains("talks to one reader"))
+        #expect(result.standardError.contains("--reader is given twice"), "\(result.standardError)")
     }
 
     /// Ctrl-C during the transfer aborts it (`CAN CAN`): exit 130, the summary says the

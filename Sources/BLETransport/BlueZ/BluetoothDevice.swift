@@ -9,12 +9,12 @@ public struct BluetoothDevice: Sendable {
         self.path = path
     }
 
-    /// The device's current properties.
-    public func info() async throws(BluetoothError) -> BluetoothDeviceInfo {
+    /// The device's current properties, asked for within `timeout`.
+    public func info(timeout: Duration = .seconds(10)) async throws(BluetoothError) -> BluetoothDeviceInfo {
         let properties: [String: DBusValue]
         do throws(DBusError) {
             properties = try await session.connection.getAllProperties(
-                interface: BlueZNames.deviceInterface, destination: BlueZNames.service, path: path, timeout: .seconds(10))
+                interface: BlueZNames.deviceInterface, destination: BlueZNames.service, path: path, timeout: timeout)
         } catch {
             throw BluetoothError(error, operation: "reading \(path)")
         }

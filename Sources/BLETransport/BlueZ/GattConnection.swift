@@ -180,10 +180,9 @@ public actor GattConnection {
         guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
         await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
         if Task.isCancelled { throw .cancelled }
-        guard ContinuousClock.now < deadline else {
-            throw .timedOut("connecting to \(name) and resolving its services", after: timeout)
-        }
-        info = try await device.info()
+        let left = deadline - .now
+        guard left > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
+        info = try await device.info(timeout: min(left, .seconds(10)))
     }
 
     /// After a failed connect: stop BlueZ's connection attempt and the signal pump. The

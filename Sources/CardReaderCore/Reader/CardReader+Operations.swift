@@ -98,12 +98,7 @@ extension CardReader {
     /// Performs `command` and returns its body, mapping a failure status to its error.
     private func succeed(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError) -> ResponseBody {
         let response = try await perform(command, answerTime: answerTime)
-        guard response.status == .success else {
-            // 02 answers this host's CANCEL; unasked, it is the reader refusing the command,
-            // not a cancellation (which a command line reports as Ctrl-C).
-            if response.status == .cancelled, !Task.isCancelled { throw .readerRejected(command.code, response.status) }
-            throw .status(response.status, of: command.code)
-        }
+        guard response.status == .success else { throw .status(response.status, of: command.code) }
         return response.body
     }
 

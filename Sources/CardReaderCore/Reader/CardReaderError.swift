@@ -138,7 +138,8 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let cardNotResponding = Self(rawValue: "card-not-responding")
         /// Status `0A`: the card must be powered on first.
         public static let cardNotPowered = Self(rawValue: "card-not-powered")
-        /// Any other status: unknown command (`06`), invalid parameter (`07`), or a reserved code.
+        /// Any other status: unknown command (`06`), invalid parameter (`07`), a reserved code, or
+        /// `02` (cancelled) when this host did not cancel the command.
         public static let readerRejected = Self(rawValue: "reader-rejected")
         /// The reader's answer did not decode as the command's response.
         public static let malformedResponse = Self(rawValue: "malformed-response")
@@ -286,11 +287,13 @@ extension CardReaderError {
         self.command = command
     }
 
-    /// Maps a failure status of `command`'s response to its error.
+    /// Maps a failure status of `command`'s response to its error. 02 answers this host's
+    /// CANCEL, which it sends only for a task that was cancelled; unasked, it is the reader
+    /// refusing the command, not a cancellation (which a command line reports as Ctrl-C).
     static func status(_ status: ReaderStatus, of command: CommandCode) -> CardReaderError {
         switch status {
         case .cardholderTimeout: .cardholderTimeout(command)
-        case .cancelled: .cancelled
+        case .cancelled: Task.isCancelled ? .cancelled : .readerRejected(command, status)
         case .unreadableStripe: .badSwipe
         case .noCard: .noCard
         case .cardRemoved: .cardRemoved

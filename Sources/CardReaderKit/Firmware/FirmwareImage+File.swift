@@ -11,8 +11,9 @@ extension FirmwareImage {
             throw .unreadable(path: path, reason: "no such file")
         }
         guard !isDirectory else { throw .unreadable(path: path, reason: "it is a directory") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw .unreadable(path: path, reason: "permission denied") }
         guard let contents = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "permission denied")
+            throw .unreadable(path: path, reason: "it cannot be read")
         }
         try self.init(bytes: [UInt8](contents))
     }

@@ -13,7 +13,7 @@ struct GattCommand: AsyncParsableCommand {
             engineers use to find a reader's data characteristics. Values print as hex, with \
             the text when it is printable.
 
-            \(ExitStatus.help([.linkLost, .cancelled]))
+            \(ExitStatus.help([.linkLost]))
             """)
 
     @Option(help: ArgumentHelp("The device: its name or a prefix of it, or its address.", valueName: "name|address"))

@@ -5,7 +5,7 @@ struct PowerOnCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "power-on",
         abstract: "Power the chip card and print its ATR (answer to reset).",
-        discussion: ExitStatus.help)
+        discussion: ExitStatus.help([.timedOut, .noCard, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
 
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions

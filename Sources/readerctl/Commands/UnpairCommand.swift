@@ -11,7 +11,7 @@ struct UnpairCommand: AsyncParsableCommand {
             it in pairing mode and pair it. Do this when a reader has forgotten this host \
             (error bond-lost) or is replaced.
 
-            \(ExitStatus.help([.linkLost]))
+            \(ExitStatus.help([.linkLost, .linkNotSecure, .cancelled]))
             """)
 
     @OptionGroup var target: PairingTargetOptions

@@ -20,7 +20,7 @@ struct DoctorCommand: AsyncParsableCommand {
             errors give). A check that needs a failed one is skipped. The exit status is 0 \
             only when every check holds, 10 otherwise.
 
-            \(ExitStatus.help([.doctorFailed]))
+            \(ExitStatus.help([.doctorFailed, .cancelled]))
             """)
 
     @Option(help: ArgumentHelp("The adapter to check, e.g. hci1 (default: the first powered one).", valueName: "hciN"))

@@ -4,11 +4,15 @@ import ArgumentParser
 /// twice (the parser keeps the last silently), and a close match for a mistyped command or
 /// option name.
 enum CommandLineCheck {
-    /// Options a person may give more than once.
-    static let repeatable: Set<String> = ["--reader", "--scenario"]
+    /// Options a person may give more than once: `--scenario` everywhere, `--reader` where
+    /// a command takes several readers.
+    static func repeatable(in command: String?) -> Set<String> {
+        ["info", "events", "update-firmware"].contains(command ?? "") ? ["--reader", "--scenario"] : ["--scenario"]
+    }
 
     /// The first option given twice that does not repeat, e.g. `--emulated`.
     static func repeatedOption(in arguments: [String]) -> String? {
+        let repeatable = repeatable(in: arguments.first)
         var seen: Set<String> = []
         for argument in arguments {
             if argument == "--" { break }

@@ -43,8 +43,7 @@ enum CommandRun {
             throw ExitStatus.success.exitCode
         case .failure(let failure):
             report(failure, json: json)
-            // Cancelled by a signal: 128 + its number (Ctrl-C 130, SIGTERM 143, SIGHUP 129).
-            throw failure.exitStatus == .cancelled ? interrupt.exitCode : failure.exitStatus.exitCode
+            throw failure.exitStatus.exitCode
         }
     }
 

@@ -17,13 +17,20 @@ import Musl
 /// source alone installs its handler asynchronously on Linux, so an early signal could be
 /// lost, or end the process.) Install it before starting the work, then hand it the task: a
 /// signal that comes before the task exists is remembered and cancels it on arrival.
+///
+/// A signal that was ignored when readerctl started (SIGHUP under `nohup`) stays ignored,
+/// and each signal's earlier handling is put back afterwards.
 final class InterruptSignal {
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// The first signal that cancelled work, for the exit status (see ``cancelledExitCode``).
+    private static let received = Locked<Int32?>(nil)
 
     private let source: any DispatchSourceRead
     private let target = Target()
     private let readEnd: Int32
+    /// How each handled signal was set up before, to be put back.
+    private var previous: [(Int32, sigaction)] = []
 
     init() {
         var ends: [Int32] = [-1, -1]
@@ -36,21 +43,33 @@ final class InterruptSignal {
             var byte: UInt8 = 0
             guard read(readEnd, &byte, 1) == 1 else { return }
             guard target.interrupt(by: Int32(byte)) else { exit(128 + Int32(byte)) }
+            InterruptSignal.received.withLock { if $0 == nil { $0 = Int32(byte) } }
             let again = byte == SIGINT ? "Ctrl-C" : "the signal"
             StandardStreams.writeError("\ncancelling… (\(again) again to quit at once)\n")
         }
         source.resume()
         self.source = source
         for number in Self.signals {
-            signal(number) { number in
+            var old = sigaction()
+            guard sigaction(number, nil, &old) == 0 else { continue }
+            // C function pointers do not compare in Swift: compare the addresses.
+            let ignored = unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+            guard !ignored else { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let saved = errno
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(InterruptSignal.pipeWriteEnd, &byte, 1)
+                errno = saved
             }
+            sigemptyset(&action.sa_mask)
+            if sigaction(number, &action, nil) == 0 { previous.append((number, old)) }
         }
     }
 
-    /// The exit status for work that a signal cancelled: 128 + the signal's number.
-    var exitCode: ExitCode { ExitCode(128 + (target.signal ?? SIGINT)) }
+    /// The exit status of a command whose work ended cancelled: 128 + the number of the
+    /// signal that cancelled it (Ctrl-C 130 when none is known).
+    static var cancelledExitCode: ExitCode { ExitCode(128 + (received.withLock { $0 } ?? SIGINT)) }
 
     /// The task a Ctrl-C cancels.
     func cancels(_ task: Task<some Sendable, Never>) {
@@ -58,7 +77,10 @@ final class InterruptSignal {
     }
 
     deinit {
-        for number in Self.signals { signal(number, SIG_DFL) }
+        for (number, old) in previous {
+            var old = old
+            sigaction(number, &old, nil)
+        }
         source.cancel()
         close(Self.pipeWriteEnd)
         close(readEnd)
@@ -79,9 +101,6 @@ final class InterruptSignal {
             }
             if already { cancel() }
         }
-
-        /// The first signal received.
-        var signal: Int32? { state.withLock { $0.signal } }
 
         /// Cancels the task; true the first time.
         func interrupt(by signal: Int32) -> Bool {

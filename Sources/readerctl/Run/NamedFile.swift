@@ -42,26 +42,19 @@ struct NamedFile: Sendable {
         return nil
     }
 
-    /// Why the file cannot be created or replaced, or nil when it can: its directory must
-    /// exist and take new files, and the path must not be a directory or a read-only file.
+    /// Why the file cannot be created or replaced, or nil when it can: the path must not be
+    /// a directory, and its directory must exist and take new files (a file is written
+    /// whole beside the old one, then put in its place).
     var writeProblem: Problem? {
         let files = FileManager.default
         var isDirectory = false
         guard !path.isEmpty else {
             return Problem(description: "no \(role) file named (an empty path)", fix: "give a path for the \(role)")
         }
-        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory {
-                return Problem(
-                    description: "cannot write the \(role) to \(path): it is a directory",
-                    fix: "name a file in it, e.g. \(path.hasSuffix("/") ? path : path + "/")\(role.replacing(" ", with: "-")).txt")
-            }
-            if !files.isWritableFile(atPath: path) {
-                return Problem(
-                    description: "cannot write the \(role) to \(path): the file is read-only",
-                    fix: "make it writable (chmod u+w \(path)) or name another file")
-            }
-            return nil
+        if path.hasSuffix("/") || (files.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory) {
+            return Problem(
+                description: "cannot write the \(role) to \(path): it is a directory",
+                fix: "name a file in it, e.g. \(path.hasSuffix("/") ? path : path + "/")\(role.replacing(" ", with: "-")).txt")
         }
         let directory = Self.directory(of: path)
         guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
@@ -114,7 +107,9 @@ struct NamedFile: Sendable {
     /// `role`, else `directory/FILE`.
     private static func example(in directory: String, for role: String) -> String {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        let suffixes = role.contains("firmware") ? [".vfw"] : role.contains("card") ? [".json"] : [".txt", ".btsnoop", ".log"]
+        let suffixes =
+            role.contains("firmware") ? [".vfw"] : role.contains("card") ? [".json"]
+            : role.contains("expected") ? [".jsonl"] : [".txt", ".btsnoop", ".log"]
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         guard let name = names.first(where: { name in suffixes.contains { name.hasSuffix($0) } }) else { return base + "FILE" }
         return base + name

@@ -63,6 +63,8 @@ package final class FakeReader: Sendable {
     package let writes = Locked<[([UInt8], String)]>([])
     /// Opened when a write of `[0xFF]` arrives; that write never completes.
     package let stuckWrite = Gate()
+    /// Opened at each `Disconnect`, as it arrives.
+    package let disconnected = Gate()
 
     /// bluetoothd's ends of the sockets handed out by AcquireNotify and AcquireWrite.
     package let acquiredNotify = Locked<Int32>(-1)
@@ -105,6 +107,7 @@ package final class FakeReader: Sendable {
                 },
                 DBusMethod("Disconnect") { call in
                     fake.record(call)
+                    self.disconnected.open()
                     try server.setProperties(
                         ["Connected": .bool(false), "ServicesResolved": .bool(false)], interface: "org.bluez.Device1",
                         path: Self.device)

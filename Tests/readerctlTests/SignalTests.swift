@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// How readerctl ends on a signal. Serialized: one test ignores SIGHUP in this process, which
+/// the readerctl it starts inherits, as under `nohup`.
+@Suite(.serialized) struct SignalTests {
+    /// Ctrl-C, SIGTERM and SIGHUP end a command the same way: the reader is sent CANCEL,
+    /// and readerctl exits with 128 + the signal's number.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
+    func aSignalCancelsASwipeCleanly(signal: Int32, status expected: Int32) throws {
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        // The trace line is logged once the command is registered, just before it is written.
+        #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
+        #expect(run.standardError.contains("Swipe a card"))
+        run.interrupt(with: signal)
+        let status = run.waitForExit(within: 10)
+        #expect(status == expected)
+        #expect(run.standardError.contains("cancelled"))
+        #expect(run.standardError.contains("→ CANCEL"))
+    }
+
+    /// A signal ignored when readerctl starts (SIGHUP under `nohup`) stays ignored: the
+    /// swipe goes on until Ctrl-C, which ends it with 130.
+    @Test func aSignalIgnoredAtStartStaysIgnored() throws {
+        let previous = signal(SIGHUP, SIG_IGN)
+        defer { signal(SIGHUP, previous) }
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
+        run.interrupt(with: SIGHUP)
+        run.interrupt(with: SIGINT)
+        #expect(run.waitForExit(within: 10) == 130)
+    }
+}
