@@ -63,6 +63,9 @@ final class InterruptSignal {
                 errno = saved
             }
             sigemptyset(&action.sa_mask)
+            // As signal() sets it: an interrupted write (a log line on stderr) is restarted,
+            // not lost to EINTR.
+            action.sa_flags = SA_RESTART
             if sigaction(number, &action, nil) == 0 { previous.append((number, old)) }
         }
     }
