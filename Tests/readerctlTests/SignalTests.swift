@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// How readerctl ends on a signal. Serialized: one test ignores SIGHUP in this process, which
-/// the readerctl it starts inherits, as under `nohup`.
+/// How readerctl ends on a signal. Serialized: two tests ignore a signal in this process,
+/// which the readerctl they start inherits (SIGHUP as under `nohup`, SIGINT as a shell's
+/// background job).
 @Suite(.serialized) struct SignalTests {
     /// Ctrl-C, SIGTERM and SIGHUP end a command the same way: the reader is sent CANCEL,
     /// and readerctl exits with 128 + the signal's number.
@@ -29,5 +30,17 @@ import Testing
         run.interrupt(with: SIGHUP)
         run.interrupt(with: SIGINT)
         #expect(run.waitForExit(within: 10) == 130)
+    }
+
+    /// A shell starts a script's background job with SIGINT ignored (POSIX, without job
+    /// control); `kill -INT` must still stop `readerctl emulate &` or a swipe, with 130.
+    @Test func ctrlCIgnoredAtStartStillCancels() throws {
+        let previous = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previous) }
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
+        run.interrupt(with: SIGINT)
+        #expect(run.waitForExit(within: 10) == 130)
+        #expect(run.standardError.contains("→ CANCEL"))
     }
 }

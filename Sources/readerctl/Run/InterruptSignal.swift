@@ -18,8 +18,10 @@ import Musl
 /// lost, or end the process.) Install it before starting the work, then hand it the task: a
 /// signal that comes before the task exists is remembered and cancels it on arrival.
 ///
-/// A signal that was ignored when readerctl started (SIGHUP under `nohup`) stays ignored,
-/// and each signal's earlier handling is put back afterwards.
+/// SIGHUP, when ignored at start (under `nohup`), stays ignored. Ctrl-C and SIGTERM are
+/// always handled: a shell starts a script's background jobs with SIGINT ignored, and
+/// `kill -INT` must still stop `readerctl emulate &` cleanly. Each signal's earlier
+/// handling is put back afterwards.
 final class InterruptSignal {
     nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -54,7 +56,7 @@ final class InterruptSignal {
             guard sigaction(number, nil, &old) == 0 else { continue }
             // C function pointers do not compare in Swift: compare the addresses.
             let ignored = unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-            guard !ignored else { continue }
+            guard !(ignored && number == SIGHUP) else { continue }
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 let saved = errno
