@@ -29,6 +29,10 @@ struct ReaderCtl: AsyncParsableCommand {
                 "Error: \(repeated) is given twice; give it once (--scenario repeats, and --reader for info, events and update-firmware)\n")
             exit(withError: ExitStatus.usage.exitCode)
         }
+        if let misplaced = CommandLineCheck.misplacedOption(in: arguments) {
+            StandardStreams.writeError("Error: \(misplaced) (readerctl \(arguments[0]) --help lists its options)\n")
+            exit(withError: ExitStatus.usage.exitCode)
+        }
         do {
             var command: ParsableCommand
             do {

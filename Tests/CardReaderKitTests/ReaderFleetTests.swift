@@ -1,56 +1,101 @@
 import CardReaderKit
 import CardReaderKitTesting
+import CoreMetrics
+import Locking
 import Logging
+import MetricsTestKit
 import Testing
 
-/// The core's fleet API with no BlueZ under it: a fleet of emulated readers, one of which
-/// cannot be connected to (its link asks for an ATT MTU of 10, below the 23 BLE allows).
-@Suite struct ReaderFleetTests {
-    private struct EmulatedFleet: ReaderFleet {
-        struct Found: Sendable, CustomStringConvertible {
-            var name: String
-            var reader: EmulatedReader
-            var mtu = 23
-            var description: String { name }
-        }
-
-        var readers: [Found]
-        var logger: Logger { Logger(label: "ReaderFleetTests") }
-
-        func scan(for duration: Duration) async throws(LinkError) -> [Found] { readers }
-
-        func find(_ names: [String], timeout: Duration) async throws(LinkError) -> [String: Found] {
-            var found: [String: Found] = [:]
-            for name in names { found[name] = readers.first { $0.name.hasPrefix(name) } }
-            return found
-        }
-
-        func connector(for reader: Found, timeout: Duration) -> EmulatedReaderConnector {
-            EmulatedReaderConnector(reader: reader.reader, mtu: reader.mtu)
-        }
-
-        func close() async {}
-    }
-
-    private let fleet = EmulatedFleet(readers: [
-        .init(name: "VPOS3356-E001", reader: EmulatedReader(card: .visaTest)),
-        .init(name: "VPOS3356-E002", reader: EmulatedReader(card: .mastercardTest), mtu: 10),
-        .init(name: "VPOS3356-E003", reader: EmulatedReader(card: .visaTest)),
+/// The core's fleet API with no BlueZ under it: ``EmulatedReaderFleet``, whose members go
+/// by their own names.
+@Suite(.timeLimit(.minutes(1))) struct ReaderFleetTests {
+    /// Three readers; the second bonds no host, so this host cannot connect to it (firmware
+    /// 3.1.0 needs a bond, reader documentation §1.1).
+    private let fleet = EmulatedReaderFleet(readers: [
+        EmulatedReader(card: .visaTest, configuration: EmulatedReaderConfiguration(name: "VPOS3356-E001")),
+        EmulatedReader(card: .mastercardTest, configuration: EmulatedReaderConfiguration(bondedHosts: [], name: "VPOS3356-E002")),
+        EmulatedReader(card: .visaTest, configuration: EmulatedReaderConfiguration(name: "VPOS3356-E003")),
     ])
 
     @Test func connectAllConnectsEachReaderOnItsOwnInTheReadersOrder() async throws {
         let outcomes = await fleet.connectAll(try await fleet.scan(for: .seconds(1)), timeout: .seconds(5))
         #expect(outcomes.map(\.device.name) == ["VPOS3356-E001", "VPOS3356-E002", "VPOS3356-E003"])
-        // The unreachable reader fails alone; the other two answer GET INFO.
+        // The reader without a bond fails alone, under its name; the other two answer GET INFO.
         guard case .failure(let error) = outcomes[1].result else {
-            Issue.record("the reader with MTU 10 connected")
+            Issue.record("the reader without a bond connected")
             return
         }
         #expect(error.code == .connectionFailed)
+        #expect(error.link?.code == .notPaired)
+        #expect(error.description.contains("VPOS3356-E002"))
         for outcome in [outcomes[0], outcomes[2]] {
             let reader = try outcome.result.get()
             #expect(try await reader.info().model == "VPOS3356")
             await reader.disconnect()
         }
+    }
+
+    /// A fleet made by count: names `VPOS3356-E001`…, serial numbers `EMU00001`…; a search
+    /// takes name prefixes, each name its own member.
+    @Test func membersMadeByCountHaveTheirOwnNamesAndSerialNumbers() async throws {
+        let fleet = EmulatedReaderFleet(count: 3)
+        #expect(try await fleet.scan(for: .zero).map(\.name) == ["VPOS3356-E001", "VPOS3356-E002", "VPOS3356-E003"])
+        let found = try await fleet.find(["VPOS3356-E003", "VPOS", "VPOS3356", "VPOS3356-E9"], timeout: .zero)
+        #expect(found["VPOS3356-E003"]?.name == "VPOS3356-E003")
+        #expect(found["VPOS"]?.name == "VPOS3356-E001")
+        #expect(found["VPOS3356"]?.name == "VPOS3356-E002")
+        #expect(found["VPOS3356-E9"] == nil)
+        var serials: [String?] = []
+        for outcome in await fleet.connectAll(try await fleet.scan(for: .zero)) {
+            let reader = try outcome.result.get()
+            serials.append(try await reader.info().serialNumber)
+            await reader.disconnect()
+        }
+        #expect(serials == ["EMU00001", "EMU00002", "EMU00003"])
+    }
+
+    /// Each member's name is the `reader` of its metrics and of its emulator's log lines,
+    /// so two emulated readers are never counted, or logged, as one.
+    @Test func eachMembersNameReachesItsMetricsAndLogs() async throws {
+        let metrics = TestMetrics()
+        let fleet = EmulatedReaderFleet(count: 2)
+        let outcomes = await withMetricsFactory(metrics) { await fleet.connectAll(fleet.members) }
+        for outcome in outcomes {
+            let reader = try outcome.result.get()
+            _ = try await reader.info()
+            await reader.disconnect()
+        }
+        for name in ["VPOS3356-E001", "VPOS3356-E002"] {
+            let total = metrics.counterTotal(
+                label: "cardreader_commands_total", dimensions: [("reader", name), ("command", "get-info"), ("outcome", "success")])
+            #expect(total == 1, "\(name)")
+        }
+
+        let lines = Locked<[Logger.Metadata]>([])
+        let logger = Logger(label: "test") { _ in MetadataCapturingLogHandler(lines: lines) }
+        let named = EmulatedReader(card: .visaTest, configuration: EmulatedReaderConfiguration(name: "VPOS3356-E007"), logger: logger)
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: named))
+        try await reader.connect()
+        _ = try await reader.info()
+        await reader.disconnect()
+        let logged = lines.withLock { $0 }
+        #expect(!logged.isEmpty)
+        #expect(logged.allSatisfy { $0["reader"] == "VPOS3356-E007" })
+    }
+}
+
+/// Keeps each log line's metadata, the handler's and the line's own.
+private struct MetadataCapturingLogHandler: LogHandler {
+    let lines: Locked<[Logger.Metadata]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append(metadata.merging(event.metadata ?? [:]) { $1 }) }
     }
 }

@@ -117,7 +117,8 @@ public actor EmulatedReader {
     var pairing: PairingInProgress?
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
-    /// time from `clock`. Logs carry command codes and statuses only, never card data.
+    /// time from `clock`. Logs carry command codes and statuses only, never card data, and
+    /// the reader's name as `reader` when its configuration has one.
     public init(
         card: EmulatedCard? = nil, scenario: EmulatorScenario = EmulatorScenario(),
         configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
@@ -128,6 +129,8 @@ public actor EmulatedReader {
         self.scenario = scenario
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
+        var logger = logger
+        if let name = configuration.name { logger[metadataKey: "reader"] = "\(name)" }
         self.logger = logger
         emitter = NotificationEmitter(scenario: scenario)
         firmwareVersion = configuration.info.firmwareVersion

@@ -2,6 +2,10 @@ import ReaderProtocol
 
 /// The emulated reader's fixed properties: what GET INFO says and the firmware's thresholds.
 public struct EmulatedReaderConfiguration: Sendable, Hashable {
+    /// The name the reader goes by, as a reader advertises its own (`VPOS3356-E001`): in
+    /// connectors' descriptions, errors, metrics and the reader's logs. Nil: `emulated`
+    /// and the model (`emulated VPOS3356`).
+    public var name: String?
     /// What GET INFO reports. Its battery level is the starting level (a scenario may
     /// override it); GET INFO always reports the current level.
     public var info: ReaderInfo
@@ -31,7 +35,7 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
     /// Model `VPOS3356`, serial `EMU00001`, firmware `3.1.0`, battery 85 %, magnetic stripe
     /// and contact chip, bootloader `1.0.3`; idle timeout 5 min; thresholds 20 % and 10 %;
     /// after a firmware update it drops the link 0.5 s after its `ACK` and restarts in 3 s;
-    /// pairing mode for 120 s, up to 8 bonds, bonded with the installed lane's host.
+    /// pairing mode for 120 s, up to 8 bonds, bonded with the installed lane's host; no name.
     public init(
         info: ReaderInfo = ReaderInfo(
             model: "VPOS3356", serialNumber: "EMU00001", firmwareVersion: "3.1.0", batteryPercent: 85,
@@ -39,8 +43,9 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
         idleTimeout: Duration = .seconds(300), batteryWarningPercent: UInt8 = 20, batteryRefusalPercent: UInt8 = 10,
         firmwareDisconnectDelay: Duration = .milliseconds(500), firmwareRestartTime: Duration = .seconds(3),
         pairingModeDuration: Duration = .seconds(120), maximumBonds: Int = 8,
-        bondedHosts: [String] = [EmulatedHost.installedAddress]
+        bondedHosts: [String] = [EmulatedHost.installedAddress], name: String? = nil
     ) {
+        self.name = name
         self.pairingModeDuration = pairingModeDuration
         self.maximumBonds = max(1, maximumBonds)
         self.bondedHosts = bondedHosts

@@ -30,8 +30,11 @@ public struct EmulatedReaderConnector: PairingReaderConnector {
         self.host = host ?? EmulatedHost(installedWith: reader)
     }
 
-    /// E.g. `emulated VPOS3356`.
-    public var readerDescription: String { "emulated \(reader.configuration.info.model ?? "reader")" }
+    /// The reader's name (``EmulatedReaderConfiguration/name``, e.g. `VPOS3356-E001`), or
+    /// `emulated VPOS3356` for a reader without one.
+    public var readerDescription: String {
+        reader.configuration.name ?? "emulated \(reader.configuration.info.model ?? "reader")"
+    }
 
     /// Opens an ``EmulatedReaderLink``, after the scenario's connect delay and any restart:
     /// encrypted when the host holds a bond, unencrypted to a reader before firmware 3.0 that

@@ -17,7 +17,7 @@ struct EventsCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var reader: FleetReaderOptions
     @OptionGroup var output: OutputOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
@@ -36,7 +36,7 @@ struct EventsCommand: AsyncParsableCommand {
         let limit = count ?? Int.max
         let json = output.json
         let seconds = duration
-        guard !reader.namesSeveral else {
+        guard !reader.runsAsFleet else {
             // One stream per reader, each line labelled; --count and --duration apply to each.
             let outcomes = try await FleetRun.perform(reader) { label, reader throws(CardReaderError) in
                 try await Self.follow(reader, label: label, limit: limit, seconds: seconds, json: json)

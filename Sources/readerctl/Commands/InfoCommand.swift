@@ -15,7 +15,7 @@ struct InfoCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var reader: FleetReaderOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -23,7 +23,7 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard reader.namesSeveral else {
+        guard reader.runsAsFleet else {
             let (info, link) = try await ReaderRun.perform(reader, output) { reader throws(CardReaderError) in
                 (try await reader.info(), await reader.linkSecurity)
             }

@@ -28,7 +28,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The firmware image, a .vfw file.", valueName: "image"), completion: Completions.firmwareImage)
     var image: String
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var reader: FleetReaderOptions
 
     @Flag(help: "Print JSON lines for scripts instead of text.")
     var json = false

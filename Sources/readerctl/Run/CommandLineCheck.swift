@@ -42,6 +42,25 @@ enum CommandLineCheck {
         return nil
     }
 
+    /// An option given to a subcommand that does not take it, though others do, e.g.
+    /// `--all does not apply to swipe; info, events and update-firmware take it`; nil
+    /// otherwise (the parser reports an option no subcommand knows).
+    static func misplacedOption(in arguments: [String]) -> String? {
+        guard let first = arguments.first,
+            let command = ReaderCtl.configuration.subcommands.first(where: { $0.configuration.commandName == first })
+        else { return nil }
+        let given = arguments.dropFirst().prefix { $0 != "--" }.filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "=" }) }
+        guard !given.isEmpty else { return nil }
+        let options = Set(optionNames(in: ReaderCtl.helpMessage(for: command, columns: 400)))
+        guard let unknown = given.first(where: { !options.contains($0) }) else { return nil }
+        let takers = ReaderCtl.configuration.subcommands.filter { other in
+            ObjectIdentifier(other) != ObjectIdentifier(command) && optionNames(in: ReaderCtl.helpMessage(for: other, columns: 400)).contains(unknown)
+        }.compactMap { $0.configuration.commandName }
+        guard !takers.isEmpty else { return nil }
+        let list = takers.count == 1 ? takers[0] : takers.dropLast().joined(separator: ", ") + " and " + (takers.last ?? "")
+        return "\(unknown) does not apply to \(first); \(list) \(takers.count == 1 ? "takes" : "take") it"
+    }
+
     /// The `--long-names` a help text mentions.
     static func optionNames(in help: String) -> [String] {
         var names: Set<String> = []

@@ -47,12 +47,25 @@ struct EmulatedReaderOptions: ParsableArguments {
 
     /// The emulated reader these options describe.
     func makeReader() -> EmulatedReader {
+        EmulatedReader(card: heldCard, scenario: scenario, configuration: configuration)
+    }
+
+    /// `--card`'s card (default: the Visa test card).
+    var heldCard: EmulatedCard { card?.card ?? .visaTest }
+
+    /// `--scenario`'s steps, in order.
+    var scenario: EmulatorScenario {
         var scenario = EmulatorScenario()
         for argument in scenarios { argument.apply(to: &scenario) }
+        return scenario
+    }
+
+    /// The default configuration, with `--firmware` and `--max-bonds`.
+    var configuration: EmulatedReaderConfiguration {
         var configuration = EmulatedReaderConfiguration()
         if let firmware { configuration.info.firmwareVersion = firmware.version }
         if let maxBonds { configuration.maximumBonds = maxBonds }
-        return EmulatedReader(card: card?.card ?? .visaTest, scenario: scenario, configuration: configuration)
+        return configuration
     }
 }
 

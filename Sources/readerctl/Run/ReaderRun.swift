@@ -11,18 +11,18 @@ import Logging
 /// disconnect. Ctrl-C cancels it (the reader gets CANCEL).
 enum ReaderRun {
     static func perform<Result: Sendable>(
-        _ options: ReaderOptions, _ output: OutputOptions,
+        _ options: some ReaderSelection, _ output: OutputOptions,
         _ operation: @escaping @Sendable (CardReader) async throws(CardReaderError) -> Result
     ) async throws -> Result {
         let recording = output.record.map { RunRecording(path: $0, command: CommandLine.arguments.dropFirst().first ?? "") }
         let direct = try options.connector()
         let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
-        let logger = options.logger(label: "readerctl")
-        let reader = CardReader(connector: connector, configuration: options.readerConfiguration(), logger: logger)
+        let logger = options.link.logger(label: "readerctl")
+        let reader = CardReader(connector: connector, configuration: options.link.readerConfiguration(), logger: logger)
         // The connector's own deadline is --connect-timeout; the reader's comes a little
         // later, so the connector's specific error (not found, and what was seen instead)
         // is the one reported.
-        let timeout = options.connectTimeout.duration + Self.connectGrace
+        let timeout = options.link.connectTimeout.duration + Self.connectGrace
         return try await CommandRun.perform(json: output.json, recording: recording, revealingCardData: output.reveal) {
             () throws(CardReaderError) in
             do throws(CardReaderError) {

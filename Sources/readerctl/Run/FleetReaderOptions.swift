@@ -1,0 +1,81 @@
+import ArgumentParser
+import CardReaderKit
+import CardReaderKitTesting
+
+/// Which readers a command that takes several (info, events, update-firmware) talks to:
+/// one or more Bluetooth readers, every one in range, the emulated reader, or an emulated
+/// fleet. Unknown properties are the link's (`options.verbose`: ``ReaderLinkOptions/verbose``).
+@dynamicMemberLookup
+struct FleetReaderOptions: ParsableArguments, ReaderSelection {
+    @Option(help: ArgumentHelp(
+        "A Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address. Repeat for several readers, connected one at a time, each within --connect-timeout from its turn. With --emulated-fleet: a member's name or a prefix of it.",
+        valueName: "name|address"))
+    var reader: [String] = []
+
+    @Flag(help: "Every reader in range (names starting with VPOS), found by a scan of --scan-timeout seconds; with --emulated-fleet, every member.")
+    var all = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --all: seconds to scan for readers.", valueName: "seconds"))
+    var scanTimeout = Seconds(5)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "N emulated readers instead, 1…\(Self.largestEmulatedFleet), named VPOS3356-E001, VPOS3356-E002, … (no Bluetooth needed); pick them with --all or --reader. Each holds --card under --scenario.",
+        valueName: "n"))
+    var emulatedFleet: Int?
+
+    @OptionGroup var link: ReaderLinkOptions
+
+    subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
+
+    /// The most readers `--emulated-fleet` serves.
+    static let largestEmulatedFleet = 32
+
+    func validate() throws {
+        try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
+        if let emulatedFleet {
+            guard (1...Self.largestEmulatedFleet).contains(emulatedFleet) else {
+                throw ValidationError("--emulated-fleet takes 1…\(Self.largestEmulatedFleet) readers")
+            }
+            guard !link.emulated else {
+                throw ValidationError("--emulated and --emulated-fleet exclude each other: --emulated is one reader")
+            }
+            guard all || !reader.isEmpty else {
+                throw ValidationError("name the fleet's readers: --all for every one, or --reader VPOS3356-E001 (repeat it for several)")
+            }
+        } else {
+            switch (!reader.isEmpty || all, link.emulated) {
+            case (false, false):
+                throw ValidationError(
+                    "name the reader: --reader NAME|ADDRESS for a Bluetooth reader (or --all), --emulated, or --emulated-fleet N")
+            case (true, true):
+                throw ValidationError("--reader/--all and --emulated exclude each other")
+            default:
+                break
+            }
+        }
+        guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
+        try link.check(emulatedReaders: link.emulated || emulatedFleet != nil)
+    }
+
+    /// Whether the command runs on a fleet (``FleetRun``): several `--reader`, `--all`, or
+    /// an emulated fleet; otherwise it talks to one reader (``ReaderRun``).
+    var runsAsFleet: Bool { reader.count > 1 || all || emulatedFleet != nil }
+
+    /// The one Bluetooth reader `--reader` names, or the emulated reader.
+    func connector() throws -> any ReaderConnector {
+        guard !runsAsFleet else {
+            throw ValidationError("this command talks to one reader here: give --reader once, or --emulated")
+        }
+        return link.connector(reader: reader.first)
+    }
+
+    /// The emulated fleet `--emulated-fleet` names: each member holds `--card` under
+    /// `--scenario`, on `--firmware`, at `--mtu` (default 23).
+    func makeEmulatedFleet() -> EmulatedReaderFleet? {
+        guard let emulatedFleet else { return nil }
+        let emulator = link.emulator
+        return EmulatedReaderFleet(
+            count: emulatedFleet, card: emulator.heldCard, scenario: emulator.scenario, configuration: emulator.configuration,
+            mtu: link.mtu ?? 23, logger: link.logger(label: "readerctl"))
+    }
+}
