@@ -27,6 +27,10 @@ import Testing
         }
         let kept = try String(contentsOf: file, encoding: .utf8)
         #expect(result.standardOutput == kept, "readerctl help \(command ?? ""): the help changed; see the test's comment")
+        // The manual page is made from the same text by argument-parser's generate-manual,
+        // which drops every character outside ASCII: "23…247" would read "23247" there.
+        let foreign = result.standardOutput.unicodeScalars.filter { !$0.isASCII }.map(String.init)
+        #expect(foreign.isEmpty, "readerctl help \(command ?? ""): \(Set(foreign).sorted()) would be dropped from the manual")
     }
 
     /// `readerctl --help` has every exit status; a subcommand's help, only those it can end

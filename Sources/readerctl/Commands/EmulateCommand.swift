@@ -16,8 +16,8 @@ struct EmulateCommand: AsyncParsableCommand {
         discussion: """
             Registers a GATT application with the reader's ISSC service (TX notify, RX write), \
             Device Information and Battery services, and advertises the local name \
-            (VPOS3356-XXXX by default) on the adapter. A point-of-sale host — or readerctl \
-            on another adapter — then finds and drives it like a reader. It holds the same \
+            (VPOS3356-XXXX by default) on the adapter. A point-of-sale host (or readerctl \
+            on another adapter) then finds and drives it like a reader. It holds the same \
             cards and follows the same scenarios as --emulated. Runs until --duration or \
             Ctrl-C (exit 0).
 
@@ -37,11 +37,11 @@ struct EmulateCommand: AsyncParsableCommand {
     @OptionGroup var emulator: EmulatedReaderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "The largest ATT MTU to use, 23…247: notifications are at most MTU − 5 bytes (bluetoothd cuts longer values of the Multiple Handle Value Notifications it sends a BlueZ central), even where the link negotiated more.",
+        "The largest ATT MTU to use, 23-247: notifications are at most MTU - 5 bytes (bluetoothd cuts longer values of the Multiple Handle Value Notifications it sends a BlueZ central), even where the link negotiated more.",
         valueName: "bytes"))
     var mtu = 247
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to serve, 1…604800 (default: until Ctrl-C).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to serve, 1-604800 (default: until Ctrl-C).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {

@@ -23,7 +23,7 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds, 1…604800 (7 days).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds, 1-604800 (7 days).", valueName: "seconds"))
     var duration: Int?
 
     func validate() throws {

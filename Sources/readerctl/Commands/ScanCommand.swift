@@ -28,7 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Every LE device, not only readers.")
     var all = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to scan, 1…3600.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to scan, 1-3600.", valueName: "seconds"))
     var duration = 10
 
     @Flag(help: "Print one JSON object per line.")

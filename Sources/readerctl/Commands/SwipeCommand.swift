@@ -16,7 +16,7 @@ struct SwipeCommand: AsyncParsableCommand {
     @OptionGroup var reader: ReaderOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the swipe, 1…65535.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the swipe, 1-65535.", valueName: "seconds"))
     var timeout = 30
 
     func validate() throws {

@@ -12,7 +12,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
             reader verifies it, restarts, and is connected to again until GET INFO reports \
             the image's version. With several --reader or --all, readers update side by \
             side (at most --max-parallel at once), each on its own line; a summary table \
-            (reader, old → new version, time, outcome) ends the run. --json prints one JSON \
+            (reader, old -> new version, time, outcome) ends the run. --json prints one JSON \
             object per progress step and one per reader at the end ("outcome": "updated" or \
             the error's identifier).
 
@@ -33,7 +33,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines for scripts instead of text.")
     var json = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Readers updated at once, 1…16.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Readers updated at once, 1-16.", valueName: "n"))
     var maxParallel = 7
 
     func validate() throws {

@@ -15,7 +15,7 @@ struct DoctorCommand: AsyncParsableCommand {
             reader found, connected, its data service, TX and RX characteristics and their \
             flags, notifications enabled, GET INFO answered.
 
-            Each check prints one line — ok, FAIL or skipped, what it found, how long it took — \
+            Each check prints one line (ok, FAIL or skipped, what it found, how long it took) \
             and under a FAIL the fix (the same hint every readerctl command and the library's \
             errors give). A check that needs a failed one is skipped. The exit status is 0 \
             only when every check holds, 10 otherwise.
@@ -39,7 +39,7 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
     var connectTimeout = Seconds(15)
 
-    @Flag(help: "Print one JSON object: {\"ok\": …, \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, …]}.")
+    @Flag(help: "Print one JSON object: {\"ok\": ..., \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, ...]}.")
     var json = false
 
     func validate() throws {

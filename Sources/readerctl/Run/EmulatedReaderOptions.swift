@@ -33,7 +33,7 @@ struct EmulatedReaderOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Emulated reader: how many hosts it keeps a bond with, 1…8 (default 8, as the reader). When one more pairs, the oldest bond is dropped, and that host must pair again.",
+            "Emulated reader: how many hosts it keeps a bond with, 1-8 (default 8, as the reader). When one more pairs, the oldest bond is dropped, and that host must pair again.",
             valueName: "count"))
     var maxBonds: Int?
 

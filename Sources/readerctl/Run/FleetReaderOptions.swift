@@ -19,7 +19,7 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
     var scanTimeout = Seconds(5)
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "N emulated readers instead, 1…\(Self.largestEmulatedFleet), named VPOS3356-E001, VPOS3356-E002, … (no Bluetooth needed); pick them with --all or --reader. Each holds --card under --scenario.",
+        "N emulated readers instead, 1-\(Self.largestEmulatedFleet), named VPOS3356-E001, VPOS3356-E002, ... (no Bluetooth needed); pick them with --all or --reader. Each holds --card under --scenario.",
         valueName: "n"))
     var emulatedFleet: Int?
 

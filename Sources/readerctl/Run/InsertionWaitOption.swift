@@ -6,7 +6,7 @@ struct InsertionWaitOption: ParsableArguments {
     @Option(
         name: .customLong("wait"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Seconds to wait for a card to be inserted, 0…255 (0: fail at once if the slot is empty). Above 0, ICC STATUS asks first whether a card is in the slot (one command more in a scenario's count).",
+            "Seconds to wait for a card to be inserted, 0-255 (0: fail at once if the slot is empty). Above 0, ICC STATUS asks first whether a card is in the slot (one command more in a scenario's count).",
             valueName: "seconds"))
     var seconds = 30
 

@@ -16,7 +16,7 @@ struct ReaderLinkOptions: ParsableArguments {
     @OptionGroup var emulator: EmulatedReaderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "The ATT MTU, 23…247: for the emulated reader, the link's (default 23); for a Bluetooth reader, the largest to use, so packets are at most MTU − 3 bytes (default: what the link negotiated, at most 247).",
+        "The ATT MTU, 23-247: for the emulated reader, the link's (default 23); for a Bluetooth reader, the largest to use, so packets are at most MTU - 3 bytes (default: what the link negotiated, at most 247).",
         valueName: "bytes"))
     var mtu: Int?
 
