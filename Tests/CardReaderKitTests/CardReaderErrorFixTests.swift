@@ -33,4 +33,15 @@ import Testing
         #expect(CardReaderError.badSwipe.fix == nil)
         #expect(CardReaderError.cardRefused(step: "SELECT", StatusWord(0x6A82)).fix == nil)
     }
+
+    /// A reader's answer that leaves a person wondering what next gets the next step: try
+    /// again when a busy reader is done, check a silent one, insert a card, present it in
+    /// time (the option that gives more time is the command's own).
+    @Test func answersThatNeedANextStepHaveOne() {
+        #expect(CardReaderError.readerBusy(.readMagneticStripe).fix?.contains("try again when it is done") == true)
+        #expect(CardReaderError.readerTimedOut(.getInfo, after: .seconds(3)).fix?.contains("readerctl doctor") == true)
+        #expect(CardReaderError.noCard.fix?.contains("insert a chip card") == true)
+        #expect(CardReaderError.cardholderTimeout(.readMagneticStripe).fix?.contains("swipe --timeout") == true)
+        #expect(CardReaderError.cardholderTimeout(.iccPowerOn).fix?.contains("--wait SECONDS") == true)
+    }
 }

@@ -352,10 +352,21 @@ extension CardReaderError {
 
     /// What a person can do about it, when the description does not say already: for a
     /// link that could not open or was lost, the link's `LinkError.fix` (start bluetoothd,
-    /// power the adapter on, the bus's policy, …); nil for the reader's and the card's
-    /// answers, whose descriptions say what to do.
+    /// power the adapter on, the bus's policy, …); for a busy or silent reader, an empty
+    /// slot or a cardholder who did not act, the next step. Nil where the description says
+    /// it (`swipe again`, `charge it`) or nobody can act (a card's refusal).
     public var fix: String? {
         switch code {
+        case .readerBusy:
+            "the reader is serving another command (another host's, or a firmware update): try again when it is done"
+        case .readerTimedOut:
+            "make sure the reader is on and in range; `readerctl doctor --reader NAME` checks each step up to its answer"
+        case .noCard:
+            "insert a chip card, or wait for one (`powerOnCard(waitingForInsertion:)`, `readerctl --wait SECONDS`)"
+        case .cardholderTimeout where command == .readMagneticStripe:
+            "swipe within the time given, or give more (`readMagneticStripe(timeout:)`, `readerctl swipe --timeout SECONDS`)"
+        case .cardholderTimeout:
+            "insert the card within the time given, or give more (`powerOnCard(waitingForInsertion:)`, `readerctl --wait SECONDS`)"
         case .connectionFailed, .linkLost, .writeFailed:
             link?.fix
         case .connectionTimedOut:
