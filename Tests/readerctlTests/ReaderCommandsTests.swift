@@ -55,12 +55,16 @@ import Testing
         #expect(result.standardError.contains("must be within"), "\(arguments): \(result.standardError)")
     }
 
-    /// A reader that never answers: one line says so. The CANCEL that follows the timeout
-    /// meets the link readerctl has just closed, which is no failure worth a warning.
+    /// A reader that never answers: one line says so, and one what to check. The CANCEL
+    /// that follows the timeout meets the link readerctl has just closed, which is no
+    /// failure worth a warning.
     @Test func aTimeoutIsReportedInOneLine() throws {
         let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted", "--wait", "0"])
         #expect(result.status == 3)
-        #expect(result.standardError == "readerctl: the reader did not answer ICC POWER ON within 3.0 seconds\n")
+        let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3, "\(result.standardError)")
+        #expect(lines.first == "readerctl: the reader did not answer ICC POWER ON within 3.0 seconds")
+        #expect(lines.dropFirst().first?.hasPrefix("  fix: make sure the reader is on and in range") == true)
     }
 
     /// Scenarios, cards and APDUs are checked as the arguments are parsed: a usage error
