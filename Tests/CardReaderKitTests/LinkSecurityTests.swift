@@ -72,7 +72,7 @@ import Testing
     /// says so in one warning per connection.
     @Test func anExplicitOptInRunsCardOperationsAndWarnsOncePerConnection() async throws {
         let scripted = ScriptedReader(security: .unencrypted)
-        let lines = Locked<[String]>([])
+        let lines = Locked<[CapturingLogHandler.Line]>([])
         let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
         let reader = CardReader(
             connector: scripted.connector, configuration: CardReader.Configuration(allowsUnencryptedLink: true), logger: logger)
@@ -88,23 +88,7 @@ import Testing
             _ = try await power
             await reader.disconnect()
         }
-        let warnings = lines.withLock { $0 }.filter { $0.hasPrefix("warning") && $0.contains("not encrypted") }
+        let warnings = lines.withLock { $0 }.map(\.text).filter { $0.hasPrefix("warning") && $0.contains("not encrypted") }
         #expect(warnings.count == 2)
-    }
-}
-
-/// Keeps each log line as `LEVEL MESSAGE`.
-struct CapturingLogHandler: LogHandler {
-    let lines: Locked<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.level) \(event.message)") }
     }
 }

@@ -71,8 +71,8 @@ import Testing
             #expect(total == 1, "\(name)")
         }
 
-        let lines = Locked<[Logger.Metadata]>([])
-        let logger = Logger(label: "test") { _ in MetadataCapturingLogHandler(lines: lines) }
+        let lines = Locked<[CapturingLogHandler.Line]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
         let named = EmulatedReader(card: .visaTest, configuration: EmulatedReaderConfiguration(name: "VPOS3356-E007"), logger: logger)
         let reader = CardReader(connector: EmulatedReaderConnector(reader: named))
         try await reader.connect()
@@ -80,22 +80,6 @@ import Testing
         await reader.disconnect()
         let logged = lines.withLock { $0 }
         #expect(!logged.isEmpty)
-        #expect(logged.allSatisfy { $0["reader"] == "VPOS3356-E007" })
-    }
-}
-
-/// Keeps each log line's metadata, the handler's and the line's own.
-private struct MetadataCapturingLogHandler: LogHandler {
-    let lines: Locked<[Logger.Metadata]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append(metadata.merging(event.metadata ?? [:]) { $1 }) }
+        #expect(logged.allSatisfy { $0.metadata["reader"] == "VPOS3356-E007" })
     }
 }
