@@ -6,7 +6,8 @@
 interrupt() {
     local pid=$1 name=$2 status=0 watchdog
     kill -INT "$pid" 2>/dev/null || true
-    (sleep 15 && kill -KILL "$pid" 2>/dev/null) &
+    # The watchdog holds none of the script's output open, lest a reader of it wait for it.
+    (sleep 15 && kill -KILL "$pid" 2>/dev/null) >/dev/null 2>&1 &
     watchdog=$!
     wait "$pid" 2>/dev/null || status=$?
     kill "$watchdog" 2>/dev/null || true

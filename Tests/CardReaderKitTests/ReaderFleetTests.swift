@@ -45,6 +45,12 @@ import Testing
         #expect(found["VPOS"]?.name == "VPOS3356-E001")
         #expect(found["VPOS3356"]?.name == "VPOS3356-E002")
         #expect(found["VPOS3356-E9"] == nil)
+        // Two names that match the same readers take different ones, even where the readers
+        // share a name.
+        let unnamed = EmulatedReaderFleet(readers: [EmulatedReader(card: .visaTest), EmulatedReader(card: .visaTest)])
+        let both = try await unnamed.find(["emulated", "emulated VPOS3356"], timeout: .zero)
+        let first = try #require(both["emulated"]), second = try #require(both["emulated VPOS3356"])
+        #expect(first.reader !== second.reader)
         var serials: [String?] = []
         for outcome in await fleet.connectAll(try await fleet.scan(for: .zero)) {
             let reader = try outcome.result.get()

@@ -58,7 +58,7 @@ import Testing
     /// A reader that never answers: one line says so, and one what to check. The CANCEL
     /// that follows the timeout meets the link readerctl has just closed, which is no
     /// failure worth a warning.
-    @Test func aTimeoutIsReportedInOneLine() throws {
+    @Test func aTimeoutIsReportedInOneLineWithWhatToCheck() throws {
         let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted", "--wait", "0"])
         #expect(result.status == 3)
         let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false)

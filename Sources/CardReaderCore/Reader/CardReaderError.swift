@@ -362,11 +362,11 @@ extension CardReaderError {
         case .readerTimedOut:
             "make sure the reader is on and in range; `readerctl doctor --reader NAME` checks each step up to its answer"
         case .noCard:
-            "insert a chip card, or wait for one (`powerOnCard(waitingForInsertion:)`, `readerctl --wait SECONDS`)"
+            "insert a chip card, or wait for one (`powerOnCard(waitingForInsertion:)`, `readerctl power-on|apdu|emv --wait SECONDS`)"
         case .cardholderTimeout where command == .readMagneticStripe:
             "swipe within the time given, or give more (`readMagneticStripe(timeout:)`, `readerctl swipe --timeout SECONDS`)"
         case .cardholderTimeout:
-            "insert the card within the time given, or give more (`powerOnCard(waitingForInsertion:)`, `readerctl --wait SECONDS`)"
+            "insert the card within the time given, or give more (`powerOnCard(waitingForInsertion:)`, `readerctl power-on|apdu|emv --wait SECONDS`)"
         case .connectionFailed, .linkLost, .writeFailed:
             link?.fix
         case .connectionTimedOut:

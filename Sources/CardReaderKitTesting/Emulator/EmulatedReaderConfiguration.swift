@@ -2,9 +2,9 @@ import ReaderProtocol
 
 /// The emulated reader's fixed properties: what GET INFO says and the firmware's thresholds.
 public struct EmulatedReaderConfiguration: Sendable, Hashable {
-    /// The name the reader goes by, as a reader advertises its own (`VPOS3356-E001`): in
-    /// connectors' descriptions, errors, metrics and the reader's logs. Nil: `emulated`
-    /// and the model (`emulated VPOS3356`).
+    /// The name the reader goes by (`VPOS3356-E001`) in connectors' descriptions, errors,
+    /// metrics and the reader's logs. Nil: `emulated` and the model (`emulated VPOS3356`).
+    /// (What a reader served through bluetoothd advertises is the peripheral's own name.)
     public var name: String?
     /// What GET INFO reports. Its battery level is the starting level (a scenario may
     /// override it); GET INFO always reports the current level.

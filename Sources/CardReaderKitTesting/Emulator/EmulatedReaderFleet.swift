@@ -35,17 +35,18 @@ public struct EmulatedReaderFleet: ReaderFleet {
     /// Where the members' `CardReader`s log.
     public let logger: Logger
 
-    /// A fleet of `readers`, each known by its configuration's name (the description of an
-    /// ``EmulatedReaderConnector`` to it when it has none), linked at ATT MTU `mtu`.
+    /// A fleet of `readers`, each known by its configuration's name, linked at ATT MTU
+    /// `mtu`. Readers without a name all go by `emulated VPOS3356`: a search by name finds
+    /// only the first of them, and errors, metrics and logs cannot tell them apart.
     public init(readers: [EmulatedReader], mtu: Int = 23, logger: Logger = Logger(label: "CardReaderKit")) {
         members = readers.map { Member(name: EmulatedReaderConnector(reader: $0).readerDescription, reader: $0) }
         self.mtu = mtu
         self.logger = logger
     }
 
-    /// `count` readers named ``memberName(_:)`` 1…`count`, each holding `card` under
-    /// `scenario`, configured as `configuration` but for its name and serial number
-    /// (`EMU00001`, `EMU00002`, …).
+    /// `count` readers (at least one) named ``memberName(_:)`` 1…`count`, each holding
+    /// `card` under `scenario`, configured as `configuration` but for its name and serial
+    /// number (`EMU00001`, `EMU00002`, …).
     public init(
         count: Int, card: EmulatedCard? = .visaTest, scenario: EmulatorScenario = EmulatorScenario(),
         configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(), mtu: Int = 23,
@@ -72,15 +73,20 @@ public struct EmulatedReaderFleet: ReaderFleet {
     /// earlier name took; names that match none are missing from the result.
     public func find(_ readers: [String], timeout: Duration) async throws(LinkError) -> [String: Member] {
         var found: [String: Member] = [:]
+        var taken: Set<Int> = []
         for reader in readers where found[reader] == nil {
-            let taken = Set(found.values.map(\.name))
-            found[reader] = members.first { $0.name.hasPrefix(reader) && !taken.contains($0.name) }
+            guard let index = members.indices.first(where: { !taken.contains($0) && members[$0].name.hasPrefix(reader) })
+            else { continue }
+            taken.insert(index)
+            found[reader] = members[index]
         }
         return found
     }
 
     /// A connector to `member`, as the installed lane's host, at the fleet's MTU. The link
-    /// opens in-process, so `timeout` bounds nothing the reader's own deadline does not.
+    /// opens in-process and at once (unless a scenario delays it), so `timeout` is left to
+    /// the reader's own connection deadline, which `connectAll` raises to `timeout` × the
+    /// number of readers, as for a fleet whose set-ups take turns.
     public nonisolated func connector(for member: Member, timeout: Duration) -> EmulatedReaderConnector {
         EmulatedReaderConnector(reader: member.reader, mtu: mtu)
     }

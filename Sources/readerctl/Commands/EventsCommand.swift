@@ -38,7 +38,8 @@ struct EventsCommand: AsyncParsableCommand {
         let seconds = duration
         guard !reader.runsAsFleet else {
             // One stream per reader, each line labelled; --count and --duration apply to each.
-            let outcomes = try await FleetRun.perform(reader) { label, reader throws(CardReaderError) in
+            // Every reader streams at once: a stream may never end.
+            let outcomes = try await FleetRun.perform(reader, maxParallel: .max) { label, reader throws(CardReaderError) in
                 try await Self.follow(reader, label: label, limit: limit, seconds: seconds, json: json)
             }
             var first: CardReaderError?

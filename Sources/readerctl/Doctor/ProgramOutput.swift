@@ -21,6 +21,8 @@ enum ProgramOutput {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
         closeOthers(&actions)
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }

@@ -42,15 +42,16 @@ enum CommandLineCheck {
         return nil
     }
 
-    /// An option given to a subcommand that does not take it, though others do, e.g.
-    /// `--all does not apply to swipe; info, events and update-firmware take it`; nil
-    /// otherwise (the parser reports an option no subcommand knows).
+    /// An option given to a subcommand that does not have it, though others do, e.g.
+    /// `--all is not an option of swipe; info, events, update-firmware and scan have one`;
+    /// nil otherwise (the parser reports an option no subcommand knows).
     static func misplacedOption(in arguments: [String]) -> String? {
         guard let first = arguments.first,
             let command = ReaderCtl.configuration.subcommands.first(where: { $0.configuration.commandName == first })
         else { return nil }
         let given = arguments.dropFirst().prefix { $0 != "--" }.filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "=" }) }
-        guard !given.isEmpty else { return nil }
+        // Help is answered whatever else the line holds.
+        guard !given.isEmpty, !given.contains("--help"), !arguments.contains("-h") else { return nil }
         let options = Set(optionNames(in: ReaderCtl.helpMessage(for: command, columns: 400)))
         guard let unknown = given.first(where: { !options.contains($0) }) else { return nil }
         let takers = ReaderCtl.configuration.subcommands.filter { other in
@@ -58,22 +59,21 @@ enum CommandLineCheck {
         }.compactMap { $0.configuration.commandName }
         guard !takers.isEmpty else { return nil }
         let list = takers.count == 1 ? takers[0] : takers.dropLast().joined(separator: ", ") + " and " + (takers.last ?? "")
-        return "\(unknown) does not apply to \(first); \(list) \(takers.count == 1 ? "takes" : "take") it"
+        return "\(unknown) is not an option of \(first); \(list) \(takers.count == 1 ? "has" : "have") one"
     }
 
-    /// The `--long-names` a help text mentions.
+    /// The `--long-names` a help text's OPTIONS list gives (`  --reader <name|address> …`,
+    /// `  -h, --help …`), not those its prose mentions.
     static func optionNames(in help: String) -> [String] {
         var names: Set<String> = []
-        var current = ""
-        for character in help + " " {
-            if character.isLetter || character.isNumber || character == "-" {
-                current.append(character)
-            } else {
-                if current.hasPrefix("--"), current.count > 2, current.dropFirst(2).first?.isLetter == true {
-                    names.insert(current)
-                }
-                current = ""
+        for line in help.split(separator: "\n") where line.hasPrefix("  -") {
+            var rest = line.drop { $0 == " " }
+            if rest.count > 3, rest.first == "-", rest.dropFirst().first != "-", rest.dropFirst(2).hasPrefix(", ") {
+                rest = rest.dropFirst(4)  // `-h, `
             }
+            guard rest.hasPrefix("--") else { continue }
+            let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+            if name.count > 2 { names.insert(String(name)) }
         }
         return names.sorted()
     }

@@ -42,6 +42,11 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
             guard all || !reader.isEmpty else {
                 throw ValidationError("name the fleet's readers: --all for every one, or --reader VPOS3356-E001 (repeat it for several)")
             }
+            let names = (1...emulatedFleet).map(EmulatedReaderFleet.memberName)
+            if let stranger = reader.first(where: { name in !names.contains { $0.hasPrefix(name) } }) {
+                throw ValidationError(
+                    "no reader of the emulated fleet is named \(stranger): it has \(names[0])\(names.count > 1 ? " to \(names[names.count - 1])" : "")")
+            }
         } else {
             switch (!reader.isEmpty || all, link.emulated) {
             case (false, false):
@@ -61,13 +66,9 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
     /// an emulated fleet; otherwise it talks to one reader (``ReaderRun``).
     var runsAsFleet: Bool { reader.count > 1 || all || emulatedFleet != nil }
 
-    /// The one Bluetooth reader `--reader` names, or the emulated reader.
-    func connector() throws -> any ReaderConnector {
-        guard !runsAsFleet else {
-            throw ValidationError("this command talks to one reader here: give --reader once, or --emulated")
-        }
-        return link.connector(reader: reader.first)
-    }
+    /// The one Bluetooth reader `--reader` names, or the emulated reader (when the command
+    /// does not run as a fleet).
+    func connector() -> any ReaderConnector { link.connector(reader: reader.first) }
 
     /// The emulated fleet `--emulated-fleet` names: each member holds `--card` under
     /// `--scenario`, on `--firmware`, at `--mtu` (default 23).

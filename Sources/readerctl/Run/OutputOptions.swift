@@ -22,7 +22,7 @@ struct OutputOptions: ParsableArguments {
     /// `--record` takes one reader.
     func checkRecording(readers: FleetReaderOptions) throws {
         guard record == nil || !readers.runsAsFleet else {
-            throw ValidationError("--record records one reader's session: give --reader once, or --emulated")
+            throw ValidationError("--record records one reader's session: not with several --reader, --all or --emulated-fleet")
         }
     }
 }
