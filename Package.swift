@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "CDBus"),
         // The package's one lock, shared by BLETransport, the testing product and readerctl.
         .target(name: "Locking", swiftSettings: strictImports),
+        // What a child process started with posix_spawn inherits: its standard streams only
+        // (readerctl doctor's programs, the tests' lrzsz).
+        .target(name: "ProcessSpawning", swiftSettings: strictImports),
         .target(
             name: "BLETransport",
             dependencies: [
@@ -90,13 +93,16 @@ let package = Package(
                 "EmulatedPeripheral",
                 "BLETransport",
                 "Locking",
+                "ProcessSpawning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
         ),
         // Spawns lrzsz's rb and sb for the YModem interoperability tests.
-        .target(name: "ChildProcessSupport", path: "Tests/Support/ChildProcessSupport", swiftSettings: strictImports),
+        .target(
+            name: "ChildProcessSupport", dependencies: ["ProcessSpawning"], path: "Tests/Support/ChildProcessSupport",
+            swiftSettings: strictImports),
         // Which tests run: the long ones only with CARDREADERKIT_LONG_TESTS=1 (.ci/run).
         .target(name: "TestEnvironment", path: "Tests/Support/TestEnvironment", swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ProcessSpawning
 
 /// Runs a program briefly and returns what it printed (standard output and error), e.g.
 /// `bluetoothd --version`. Bounded: a program still running at the deadline is killed.
@@ -23,7 +24,7 @@ enum ProgramOutput {
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
-        closeOthers(&actions)
+        closeOtherDescriptors(in: &actions)
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -65,28 +66,5 @@ enum ProgramOutput {
         // WIFEXITED and WEXITSTATUS are macros: exited normally when the signal bits are zero.
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
         return String(decoding: output, as: UTF8.self).trimmedLines
-    }
-
-    /// In the child, every descriptor from 3 up closes, after the standard streams are set:
-    /// it inherits nothing else of this process's, not even a descriptor another thread
-    /// opened without close-on-exec a moment before. glibc's
-    /// `posix_spawn_file_actions_addclosefrom_np` (2.34), looked up at run time as Swift does
-    /// not see it; elsewhere, each descriptor open now.
-    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np"),
-            unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0
-        {
-            return
-        }
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let listing = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let descriptor = Int32(name), descriptor > 2, descriptor != listing {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
     }
 }

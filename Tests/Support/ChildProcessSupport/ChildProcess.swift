@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import ProcessSpawning
 
 /// A program run with its standard input and output on pipes to this process, for tests
 /// that talk to another implementation byte by byte. Spawned with `posix_spawn` (through
@@ -76,7 +77,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         // Nothing else: a descriptor held here would keep another process's pipe or socket
         // open (Foundation learns that a child it started has exited when one closes).
-        Self.closeOthers(&actions)
+        closeOtherDescriptors(in: &actions)
 
         // The child starts with default SIGPIPE handling and no blocked signals, whatever
         // this process has set.
@@ -189,29 +190,6 @@ public final class ChildProcess: @unchecked Sendable {
             if result > 0 { return true }
             if result == 0 { return false }
             if errno != EINTR { throw Failure(description: "poll: \(Self.errorText())") }
-        }
-    }
-
-    /// In the child, every descriptor from 3 up closes, after the standard streams are set:
-    /// it inherits nothing else of this process's, not even a descriptor another thread
-    /// opened without close-on-exec a moment before. glibc's
-    /// `posix_spawn_file_actions_addclosefrom_np` (2.34), looked up at run time as Swift does
-    /// not see it; elsewhere, each descriptor open now.
-    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np"),
-            unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0
-        {
-            return
-        }
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let listing = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let descriptor = Int32(name), descriptor > 2, descriptor != listing {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
         }
     }
 
