@@ -118,9 +118,18 @@ final class InteractiveReaderctl: @unchecked Sendable {
     private var errorText = ""
     private var outputText = ""
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = ReaderctlProcess.executable
-        process.arguments = arguments
+    /// Starts readerctl with `arguments`; with `ignoring` (signal names such as `INT`), it
+    /// starts with those signals ignored, as a shell starts a background job, through
+    /// `sh -c 'trap "" …; exec readerctl …'` (the same process).
+    init(_ arguments: [String], ignoring ignored: [String] = []) throws {
+        if ignored.isEmpty {
+            process.executableURL = ReaderctlProcess.executable
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' \(ignored.joined(separator: " ")); exec \"$0\" \"$@\"", ReaderctlProcess.executable.path]
+                + arguments
+        }
         process.environment = ReaderctlProcess.childEnvironment()
         process.currentDirectoryURL = ReaderctlProcess.repositoryRoot
         let output = Pipe()

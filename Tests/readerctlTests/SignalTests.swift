@@ -1,10 +1,9 @@
 import Foundation
 import Testing
 
-/// How readerctl ends on a signal. Serialized: two tests ignore a signal in this process,
-/// which the readerctl they start inherits (SIGHUP as under `nohup`, SIGINT as a shell's
-/// background job).
-@Suite(.serialized) struct SignalTests {
+/// How readerctl ends on a signal, also when started with one ignored (SIGHUP as under
+/// `nohup`, SIGINT as a shell's background job).
+@Suite struct SignalTests {
     /// Ctrl-C, SIGTERM and SIGHUP end a command the same way: the reader is sent CANCEL,
     /// and readerctl exits with 128 + the signal's number.
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
@@ -23,9 +22,7 @@ import Testing
     /// A signal ignored when readerctl starts (SIGHUP under `nohup`) stays ignored: the
     /// swipe goes on until Ctrl-C, which ends it with 130.
     @Test func aSignalIgnoredAtStartStaysIgnored() throws {
-        let previous = signal(SIGHUP, SIG_IGN)
-        defer { signal(SIGHUP, previous) }
-        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"], ignoring: ["HUP"])
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         run.interrupt(with: SIGHUP)
         run.interrupt(with: SIGINT)
@@ -35,9 +32,7 @@ import Testing
     /// A shell starts a script's background job with SIGINT ignored (POSIX, without job
     /// control); `kill -INT` must still stop `readerctl emulate &` or a swipe, with 130.
     @Test func ctrlCIgnoredAtStartStillCancels() throws {
-        let previous = signal(SIGINT, SIG_IGN)
-        defer { signal(SIGINT, previous) }
-        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"], ignoring: ["INT"])
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         run.interrupt(with: SIGINT)
         #expect(run.waitForExit(within: 10) == 130)
