@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -12,6 +13,8 @@ package final class TestBus: @unchecked Sendable {
     package let address: String
     private let process: Process
     private let directory: URL
+    /// Signalled when Foundation has seen the daemon exit.
+    private let exited = DispatchSemaphore(value: 0)
 
     package init(denying destinations: [String] = []) throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
@@ -42,6 +45,7 @@ package final class TestBus: @unchecked Sendable {
         process.arguments = ["--config-file=\(config.path)", "--print-address", "--nofork", "--nopidfile"]
         let output = Pipe()
         process.standardOutput = output
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         // The daemon prints its address once it listens; EOF means it failed.
         var data = Data()
@@ -58,12 +62,13 @@ package final class TestBus: @unchecked Sendable {
         address = line
     }
 
-    /// Kills the daemon abruptly (SIGKILL), as a crash would.
+    /// Kills the daemon abruptly (SIGKILL), as a crash would, and waits until Foundation has
+    /// seen it exit: at most 10 s, as Foundation learns of the exit only when the last copy
+    /// of a socket its child holds closes, and a copy held elsewhere must not hang the tests.
     package func kill() {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        _ = exited.wait(timeout: .now() + 10)
     }
 
     deinit {
