@@ -38,4 +38,19 @@ import Testing
         #expect(run.waitForExit(within: 10) == 130)
         #expect(run.standardError.contains("→ CANCEL"))
     }
+
+    /// A session a signal ends is recorded all the same: the command, and the CANCEL that
+    /// ended it.
+    @Test func aRecordingIsKeptWhenASignalEndsTheCommand() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalled-\(UUID()).txt").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose", "--record", path])
+        #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
+        run.interrupt(with: SIGTERM)
+        #expect(run.waitForExit(within: 10) == 143)
+        let decoded = try ReaderctlProcess.run(["decode", path])
+        #expect(decoded.status == 0, "\(decoded.standardError)")
+        #expect(decoded.standardOutput.contains("READ MAGNETIC STRIPE"))
+        #expect(decoded.standardOutput.contains("CANCEL"))
+    }
 }
