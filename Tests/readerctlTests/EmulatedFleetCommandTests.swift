@@ -56,6 +56,8 @@ import Testing
         (["info", "--emulated-fleet", "2", "--all", "--adapter", "hci0"], "--adapter and --value-transport apply to a Bluetooth reader only"),
         (["info", "--emulated-fleet", "2", "--all", "--record", "/tmp/x.txt"], "--record records one reader's session"),
         (["info", "--emulated-fleet", "3", "--reader", "VPOS3356-E009"], "it has VPOS3356-E001 to VPOS3356-E003"),
+        (["info", "--emulated-fleet", "3", "--reader", ""], "--reader takes a name or an address"),
+        (["swipe", "--reader", ""], "--reader takes a name or an address"),
         (["swipe", "--emulated-fleet", "2"], "--emulated-fleet is not an option of swipe; info, events and update-firmware have one"),
         (["swipe", "--emulated", "--all"], "--all is not an option of swipe; info, events, update-firmware and scan have one"),
     ])

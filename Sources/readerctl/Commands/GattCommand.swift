@@ -29,6 +29,7 @@ struct GattCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        try ReaderNameCheck.check(reader)
         try OptionBounds.checkConnect(timeout: connectTimeout)
     }
 

@@ -43,6 +43,7 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        try ReaderNameCheck.check(reader)
         try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
         try OptionBounds.checkConnect(timeout: connectTimeout)
     }

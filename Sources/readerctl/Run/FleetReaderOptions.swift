@@ -31,6 +31,7 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
     static let largestEmulatedFleet = 32
 
     func validate() throws {
+        try ReaderNameCheck.check(reader)
         try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
         if let emulatedFleet {
             guard (1...Self.largestEmulatedFleet).contains(emulatedFleet) else {

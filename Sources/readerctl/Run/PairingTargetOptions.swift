@@ -28,6 +28,7 @@ struct PairingTargetOptions: ParsableArguments {
     var store: ReaderBondStore? { bondStore.map { ReaderBondStore(file: URL(fileURLWithPath: $0)) } ?? .userDefault }
 
     func validate() throws {
+        try ReaderNameCheck.check(reader)
         switch (reader != nil, emulated) {
         case (false, false): throw ValidationError("name the reader: --reader NAME|ADDRESS, or --emulated")
         case (true, true): throw ValidationError("--reader and --emulated exclude each other")

@@ -15,6 +15,7 @@ struct ReaderOptions: ParsableArguments, ReaderSelection {
     subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
 
     func validate() throws {
+        try ReaderNameCheck.check(reader)
         switch (reader != nil, link.emulated) {
         case (false, false): throw ValidationError("name the reader: --reader NAME|ADDRESS for a Bluetooth reader, or --emulated")
         case (true, true): throw ValidationError("--reader and --emulated exclude each other")
