@@ -40,10 +40,12 @@ struct RecordingLink: ReaderLink {
 
     var security: LinkSecurity { link.security }
 
+    /// Records the packet as it is handed to the link, before the write's outcome: the
+    /// command's answer may end the run before the write's own task resumes, and the
+    /// recording must hold the command all the same.
     func write(_ packet: [UInt8]) async throws(LinkError) {
-        let handedOver = recording.stamp()
+        recording.record(.hostToReader, packet, recording.stamp())
         try await link.write(packet)
-        recording.record(.hostToReader, packet, handedOver)
     }
 
     func close() async {

@@ -49,7 +49,7 @@ final class RunRecording: Sendable {
     /// Writes the file, or refuses when it would hold a card that is not a test card and
     /// `reveal` is false; says so on standard error either way.
     func finish(revealingCardData reveal: Bool) throws(ExitCode) {
-        // A write is noted once the link took it, in the place it had when handed over.
+        // Each packet in the place it had when it crossed.
         let packets = state.withLock { state in
             defer { state.packets.removeAll() }
             return state.packets.sorted { $0.stamp.order < $1.stamp.order }.map(\.packet)
