@@ -125,8 +125,8 @@ import TestEnvironment
     }
 
     /// The scenario names `readerctl scenarios` lists.
-    static func listedScenarios() throws -> [String] {
-        let listing = try ReaderctlProcess.run(["scenarios"]).standardOutput
+    static func listedScenarios() async throws -> [String] {
+        let listing = try await ReaderctlProcess.run(["scenarios"]).standardOutput
         return listing.split(separator: "\n")
             .prefix { !$0.hasPrefix("Built-in cards") }
             .dropFirst()
@@ -141,12 +141,12 @@ import TestEnvironment
             var results: [([String], ReaderctlProcess.Result)] = []
             for _ in 0..<16 {
                 guard let command = pending.popFirst() else { break }
-                group.addTask { (command, try await ReaderctlProcess.runInBackground(command, timeout: 30)) }
+                group.addTask { (command, try await ReaderctlProcess.run(command, timeout: 30)) }
             }
             while let result = try await group.next() {
                 results.append(result)
                 if let command = pending.popFirst() {
-                    group.addTask { (command, try await ReaderctlProcess.runInBackground(command, timeout: 30)) }
+                    group.addTask { (command, try await ReaderctlProcess.run(command, timeout: 30)) }
                 }
             }
             return results
@@ -155,17 +155,17 @@ import TestEnvironment
 
     /// The audit can fail: with --reveal the same runs show the card number, name and
     /// discretionary data, in the forms searched for.
-    @Test func theSearchFindsCardDataThatIsRevealed() throws {
-        let swipe = try ReaderctlProcess.run(["swipe", "--emulated", "--card", Self.cardFile.path, "--reveal"])
+    @Test func theSearchFindsCardDataThatIsRevealed() async throws {
+        let swipe = try await ReaderctlProcess.run(["swipe", "--emulated", "--card", Self.cardFile.path, "--reveal"])
         #expect(swipe.status == 0, "\(swipe.standardError)")
         let found = Self.leaks(in: swipe)
         #expect(found.contains("stdout holds \(Self.pan)"))
         #expect(found.contains("stdout holds \(Self.name)"))
         #expect(found.contains("stdout holds \(Self.discretionary)"))
-        let masked = try ReaderctlProcess.run(["swipe", "--emulated", "--card", Self.cardFile.path])
+        let masked = try await ReaderctlProcess.run(["swipe", "--emulated", "--card", Self.cardFile.path])
         #expect(masked.standardOutput.contains("476173******0010"))
 
-        let apdu = try ReaderctlProcess.run(
+        let apdu = try await ReaderctlProcess.run(
             ["apdu", "--emulated", "--card", Self.cardFile.path, "--scenario", "card-inserted", "--reveal"]
                 + Self.apdus)
         #expect(apdu.status == 0, "\(apdu.standardError)")
@@ -173,7 +173,7 @@ import TestEnvironment
     }
 
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func noScenarioLeaksCardDataFromAnySubcommand() async throws {
-        let scenarios = try Self.listedScenarios()
+        let scenarios = try await Self.listedScenarios()
         #expect(scenarios.count >= 30)
         let unknown = scenarios.filter { Self.stepValues[$0] == nil }
         #expect(unknown.isEmpty, "scenarios the audit has no value for: \(unknown)")

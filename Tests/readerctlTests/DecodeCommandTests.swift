@@ -4,8 +4,8 @@ import Testing
 /// `readerctl decode`, run as a subprocess on the recordings in Fixtures/packets.
 /// The test card is the documentation's 4111 1111 1111 1111, DOE/JOHN, expiry 2512.
 @Suite struct DecodeCommandTests {
-    @Test func documentedSwipeInSixNotificationsPrintsBothTracksMasked() throws {
-        let result = try ReaderctlProcess.run(["decode", "Fixtures/packets/swipe-mtu23.txt"])
+    @Test func documentedSwipeInSixNotificationsPrintsBothTracksMasked() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "Fixtures/packets/swipe-mtu23.txt"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("READ MAGNETIC STRIPE, status 00 success"))
         #expect(result.standardOutput.contains("track1.pan: 411111******1111"))
@@ -15,15 +15,15 @@ import Testing
         #expect(!result.standardOutput.contains("DOE/JOHN"))
     }
 
-    @Test func revealShowsCardData() throws {
-        let result = try ReaderctlProcess.run(["decode", "--reveal", "Fixtures/packets/swipe-mtu23.txt"])
+    @Test func revealShowsCardData() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "--reveal", "Fixtures/packets/swipe-mtu23.txt"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("track1.pan: 4111111111111111"))
         #expect(result.standardOutput.contains("track1.name: DOE/JOHN"))
     }
 
-    @Test func jsonPrintsOneObjectPerRecord() throws {
-        let result = try ReaderctlProcess.run(["decode", "--json", "Fixtures/packets/damaged-noise-mtu23.txt"])
+    @Test func jsonPrintsOneObjectPerRecord() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "--json", "Fixtures/packets/damaged-noise-mtu23.txt"])
         #expect(result.status == 1)
         let objects = try result.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -34,29 +34,29 @@ import Testing
         #expect(objects[1]["reason"] as? String == "noise")
     }
 
-    @Test func damageIsPrintedWithOffsetAndReasonAndExitsOne() throws {
-        let result = try ReaderctlProcess.run(["decode", "Fixtures/packets/damaged-bad-crc-mtu23.txt"])
+    @Test func damageIsPrintedWithOffsetAndReasonAndExitsOne() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "Fixtures/packets/damaged-bad-crc-mtu23.txt"])
         #expect(result.status == 1)
         #expect(result.standardOutput.contains("DAMAGE at offset 0, 7 bytes: checksum mismatch"))
         #expect(result.standardOutput.contains("command C0 02 CANCEL"))
     }
 
-    @Test func standardInputIsReadForDash() throws {
+    @Test func standardInputIsReadForDash() async throws {
         let recording = "> 02 C0 01 00 00 00 54\n< 02 E0 01 00 00 37 1A\n"
-        let result = try ReaderctlProcess.run(["decode", "-"], standardInput: Data(recording.utf8))
+        let result = try await ReaderctlProcess.run(["decode", "-"], standardInput: Data(recording.utf8))
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("command C0 01 GET INFO"))
         #expect(result.standardOutput.contains("event E0 01 card inserted"))
     }
 
-    @Test func unreadableInputExitsTwoAndNamesTheProblem() throws {
-        let missing = try ReaderctlProcess.run(["decode", "no/such/recording.txt"])
+    @Test func unreadableInputExitsTwoAndNamesTheProblem() async throws {
+        let missing = try await ReaderctlProcess.run(["decode", "no/such/recording.txt"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("no/such/recording.txt: no such file"))
 
         // A malformed line ends the input, after what the lines before it held is printed.
         let recording = "> 02 C0 01 00 00 00 54\nC0 01\n"
-        let malformed = try ReaderctlProcess.run(["decode", "-"], standardInput: Data(recording.utf8))
+        let malformed = try await ReaderctlProcess.run(["decode", "-"], standardInput: Data(recording.utf8))
         #expect(malformed.status == 2)
         #expect(malformed.standardOutput.contains("command C0 01 GET INFO"))
         #expect(malformed.standardError.contains("line 2: no direction mark"))
@@ -64,38 +64,38 @@ import Testing
 
     /// `--expect`: a recording against its golden file (the convention of GoldenRecords, as
     /// the golden tests use it); decode's own --json output is a golden file that matches.
-    @Test func expectComparesARecordingWithItsGoldenFile() throws {
+    @Test func expectComparesARecordingWithItsGoldenFile() async throws {
         let recording = "Fixtures/packets/cancel-swipe-mtu23.txt"
-        let matching = try ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/cancel-swipe-mtu23.expected.jsonl"])
+        let matching = try await ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/cancel-swipe-mtu23.expected.jsonl"])
         #expect(matching.status == 0, "\(matching.standardOutput)\(matching.standardError)")
         #expect(matching.standardOutput.contains("matches") && matching.standardOutput.contains("4 records"))
 
-        let other = try ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/get-info-mtu23.expected.jsonl"])
+        let other = try await ReaderctlProcess.run(["decode", recording, "--expect", "Fixtures/packets/get-info-mtu23.expected.jsonl"])
         #expect(other.status == 1)
         #expect(other.standardOutput.contains("record 1: "))
         #expect(other.standardError.contains("differs from Fixtures/packets/get-info-mtu23.expected.jsonl"))
 
         let golden = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(getpid()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: golden) }
-        let json = try ReaderctlProcess.run(["decode", "--json", recording])
+        let json = try await ReaderctlProcess.run(["decode", "--json", recording])
         try json.standardOutput.write(toFile: golden, atomically: true, encoding: .utf8)
-        #expect(try ReaderctlProcess.run(["decode", recording, "--expect", golden]).status == 0)
+        #expect(try await ReaderctlProcess.run(["decode", recording, "--expect", golden]).status == 0)
 
-        let missing = try ReaderctlProcess.run(["decode", recording, "--expect", "/nonexistent.expected.jsonl"])
+        let missing = try await ReaderctlProcess.run(["decode", recording, "--expect", "/nonexistent.expected.jsonl"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("cannot read the expected file /nonexistent.expected.jsonl: no such file"))
     }
 
-    @Test func helpDocumentsTheExitStatus() throws {
-        let result = try ReaderctlProcess.run(["decode", "--help"])
+    @Test func helpDocumentsTheExitStatus() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("1  damage or an undecodable frame was found"))
         #expect(result.standardOutput.contains("--reveal"))
     }
 
     /// A btmon capture of a session over a real bluetoothd (Fixtures/captures).
-    @Test func btsnoopCapturesDecodeLikeRecordings() throws {
-        let result = try ReaderctlProcess.run(["decode", "Fixtures/captures/bluez-session.btsnoop"])
+    @Test func btsnoopCapturesDecodeLikeRecordings() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "Fixtures/captures/bluez-session.btsnoop"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("response C1 07 READ MAGNETIC STRIPE, status 00 success"))
         #expect(result.standardOutput.contains("track2.pan: 411111******1111"))
@@ -104,9 +104,9 @@ import Testing
 
     /// A hostile line: 1 MB of 02, every byte a false start. It decodes to one damage record
     /// (1,000,000 bytes, counted from the input), streamed, not one record per byte.
-    @Test func aMegabyteOfFalseStartsIsOneDamageRecord() throws {
+    @Test func aMegabyteOfFalseStartsIsOneDamageRecord() async throws {
         let line = "< " + String(repeating: "02", count: 1_000_000) + "\n"
-        let result = try ReaderctlProcess.run(["decode", "--json", "-"], standardInput: Data(line.utf8))
+        let result = try await ReaderctlProcess.run(["decode", "--json", "-"], standardInput: Data(line.utf8))
         #expect(result.status == 1)
         let records = result.standardOutput.split(separator: "\n")
         #expect(records.count == 1)
@@ -120,8 +120,8 @@ import Testing
 /// tags by name, card data masked by tag. Expected names from EMV Book 3 Annex A; values
 /// from the card profile (Fixtures/cards/visa-test.json).
 @Suite struct DecodeEMVSessionTests {
-    @Test func anEMVSessionShowsTagsByNameWithCardDataMasked() throws {
-        let result = try ReaderctlProcess.run(["decode", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
+    @Test func anEMVSessionShowsTagsByNameWithCardDataMasked() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
         #expect(result.status == 0)
         for line in [
             "4F Application Identifier (AID) - card: A0000000031010 (Visa credit or debit)",
@@ -142,15 +142,15 @@ import Testing
         }
     }
 
-    @Test func revealShowsTheCardDataOfTheSession() throws {
-        let result = try ReaderctlProcess.run(["decode", "--reveal", "Fixtures/sessions/emv-mastercard-test-mtu247.txt"])
+    @Test func revealShowsTheCardDataOfTheSession() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "--reveal", "Fixtures/sessions/emv-mastercard-test-mtu247.txt"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("5A Application Primary Account Number (PAN): 5555555555554444"))
     }
 
     /// The nested JSON structure the README documents.
-    @Test func jsonNestsDataObjects() throws {
-        let result = try ReaderctlProcess.run(["decode", "--json", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
+    @Test func jsonNestsDataObjects() async throws {
+        let result = try await ReaderctlProcess.run(["decode", "--json", "Fixtures/sessions/emv-visa-test-mtu23.txt"])
         let records = try result.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }

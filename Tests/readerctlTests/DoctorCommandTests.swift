@@ -23,7 +23,7 @@ struct DoctorCommandTests {
     }
 
     @Test func withoutASystemBusTheBusFailsWithItsFixAndTheRestIsSkipped() async throws {
-        let result = try await ReaderctlProcess.runInBackground(["doctor"], environment: Self.noBus)
+        let result = try await ReaderctlProcess.run(["doctor"], environment: Self.noBus)
         #expect(result.status == 10, "\(result.standardError)")
         let output = result.standardOutput
         Self.expect("libdbus", "ok", in: output)
@@ -39,7 +39,7 @@ struct DoctorCommandTests {
     }
 
     @Test func jsonHasEveryCheckWithItsStatusAndFix() async throws {
-        let result = try await ReaderctlProcess.runInBackground(
+        let result = try await ReaderctlProcess.run(
             ["doctor", "--json", "--reader", "VPOS"], environment: Self.noBus)
         #expect(result.status == 10)
         let report = try JSONDecoder().decode(Report.self, from: Data(result.standardOutput.utf8))
@@ -57,7 +57,7 @@ struct DoctorCommandTests {
 
     /// `info` (and every reader command) prints the same fix under its error, and in JSON.
     @Test func aReaderCommandWithoutASystemBusSaysWhatToDo() async throws {
-        let result = try await ReaderctlProcess.runInBackground(
+        let result = try await ReaderctlProcess.run(
             ["info", "--reader", "VPOS", "--json"], environment: Self.noBus)
         #expect(result.status == 6)
         #expect(result.standardError.contains("readerctl: could not connect to VPOS: dbus-unreachable: cannot reach the D-Bus system bus"))
@@ -121,7 +121,7 @@ struct DoctorCommandTests {
         let bus = try TestBus(denying: denying)
         let fake = setUp == nil ? nil : try await FakeBlueZ.start(on: bus)
         if let fake, let setUp { try setUp(fake) }
-        let result = try await ReaderctlProcess.runInBackground(
+        let result = try await ReaderctlProcess.run(
             ["doctor"] + arguments, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         await fake?.connection.close()
         #expect(result.status == 10, "\(result.standardOutput)\(result.standardError)")

@@ -5,8 +5,8 @@ import Testing
 /// reader under its own name (`VPOS3356-E001`, …) in the output, JSON and errors.
 @Suite struct EmulatedFleetCommandTests {
     /// Every member answers GET INFO, labelled with its name and with its own serial number.
-    @Test func infoOnEveryMemberOfAFleet() throws {
-        let result = try ReaderctlProcess.run(["info", "--emulated-fleet", "3", "--all", "--json"])
+    @Test func infoOnEveryMemberOfAFleet() async throws {
+        let result = try await ReaderctlProcess.run(["info", "--emulated-fleet", "3", "--all", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
@@ -17,8 +17,8 @@ import Testing
     }
 
     /// `--reader` picks members by a prefix of their names, each labelled with its own.
-    @Test func readersArePickedByName() throws {
-        let result = try ReaderctlProcess.run(["info", "--emulated-fleet", "3", "--reader", "VPOS3356-E003", "--reader", "VPOS3356-E00"])
+    @Test func readersArePickedByName() async throws {
+        let result = try await ReaderctlProcess.run(["info", "--emulated-fleet", "3", "--reader", "VPOS3356-E003", "--reader", "VPOS3356-E00"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("== VPOS3356-E003"))
         #expect(result.standardOutput.contains("== VPOS3356-E001"))
@@ -26,8 +26,8 @@ import Testing
     }
 
     /// `--help` is answered even beside an option the command does not have.
-    @Test func helpIsAnsweredBesideAMisplacedOption() throws {
-        let result = try ReaderctlProcess.run(["swipe", "--all", "--help"])
+    @Test func helpIsAnsweredBesideAMisplacedOption() async throws {
+        let result = try await ReaderctlProcess.run(["swipe", "--all", "--help"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("USAGE: readerctl swipe"))
     }
@@ -35,8 +35,8 @@ import Testing
     /// Three emulated readers updated side by side, each named in the summary (the fixture
     /// image is 2.5.0; the readers run 2.4.1, before link security, hence
     /// --allow-unencrypted).
-    @Test func aFirmwareUpdateOnThreeEmulatedReaders() throws {
-        let result = try ReaderctlProcess.run([
+    @Test func aFirmwareUpdateOnThreeEmulatedReaders() async throws {
+        let result = try await ReaderctlProcess.run([
             "update-firmware", UpdateFirmwareCommandTests.image, "--emulated-fleet", "3", "--all", "--firmware", "2.4.1",
             "--allow-unencrypted", "--json",
         ])
@@ -61,8 +61,8 @@ import Testing
         (["swipe", "--emulated-fleet", "2"], "--emulated-fleet is not an option of swipe; info, events and update-firmware have one"),
         (["swipe", "--emulated", "--all"], "--all is not an option of swipe; info, events, update-firmware and scan have one"),
     ])
-    func mistakesSayWhatToDo(arguments: [String], message: String) throws {
-        let result = try ReaderctlProcess.run(arguments)
+    func mistakesSayWhatToDo(arguments: [String], message: String) async throws {
+        let result = try await ReaderctlProcess.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.standardError)")
         #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
     }

@@ -14,9 +14,9 @@ import Testing
     static let directory = ReaderctlProcess.repositoryRoot.appendingPathComponent("Tests/readerctlTests/Help")
 
     @Test(arguments: [nil] + commands.map(Optional.some))
-    func theHelpIsTheReviewedText(command: String?) throws {
+    func theHelpIsTheReviewedText(command: String?) async throws {
         // A fixed width: the help wraps to the terminal's, and a pipe has none.
-        let result = try ReaderctlProcess.run(["help"] + (command.map { [$0] } ?? []), environment: ["COLUMNS": "100"])
+        let result = try await ReaderctlProcess.run(["help"] + (command.map { [$0] } ?? []), environment: ["COLUMNS": "100"])
         #expect(result.status == 0)
         let file = Self.directory.appendingPathComponent("\(command ?? "readerctl").txt")
         if ProcessInfo.processInfo.environment["READERCTL_RECORD_HELP"] == "1" {
@@ -35,24 +35,24 @@ import Testing
 
     /// `readerctl --help` has every exit status; a subcommand's help, only those it can end
     /// with (swipe: a bad swipe, never an unusable firmware image), and where the rest are.
-    @Test func eachHelpListsTheExitStatusesOfItsCommand() throws {
-        let overview = try ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
+    @Test func eachHelpListsTheExitStatusesOfItsCommand() async throws {
+        let overview = try await ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
         for status in ["0    success", "4    bad swipe", "9    update-firmware", "10   doctor", "12   the reader needs pairing"] {
             #expect(overview.contains(status), "\(status)")
         }
-        let swipe = try ReaderctlProcess.run(["help", "swipe"], environment: ["COLUMNS": "100"]).standardOutput
+        let swipe = try await ReaderctlProcess.run(["help", "swipe"], environment: ["COLUMNS": "100"]).standardOutput
         #expect(swipe.contains("Exit status (every status: readerctl --help):"))
         #expect(swipe.contains("4    bad swipe") && swipe.contains("64   usage error"))
         #expect(!swipe.contains("9    update-firmware") && !swipe.contains("10   doctor"))
-        let firmware = try ReaderctlProcess.run(["help", "update-firmware"], environment: ["COLUMNS": "100"]).standardOutput
+        let firmware = try await ReaderctlProcess.run(["help", "update-firmware"], environment: ["COLUMNS": "100"]).standardOutput
         #expect(firmware.contains("9    update-firmware") && !firmware.contains("4    bad swipe"))
     }
 
     /// Every subcommand has its text kept, and nothing is kept for a command that is gone.
-    @Test func everyCommandsHelpIsKept() throws {
+    @Test func everyCommandsHelpIsKept() async throws {
         let kept = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".txt") }
         #expect(Set(kept) == Set((["readerctl"] + Self.commands).map { "\($0).txt" }))
-        let overview = try ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
+        let overview = try await ReaderctlProcess.run(["help"], environment: ["COLUMNS": "100"]).standardOutput
         for command in Self.commands { #expect(overview.contains("  \(command) "), "\(command) is not in readerctl's help") }
     }
 }

@@ -5,8 +5,8 @@ import Testing
 /// a script would. Card values are the built-in test cards' (Fixtures/cards): Visa
 /// 4111 1111 1111 1111 expiring 2512, Mastercard 5555 5555 5555 4444 expiring 2712.
 @Suite struct ReaderCommandsTests {
-    @Test func swipePrintsTracksMaskedAndExitsZero() throws {
-        let result = try ReaderctlProcess.run(["swipe", "--emulated"])
+    @Test func swipePrintsTracksMaskedAndExitsZero() async throws {
+        let result = try await ReaderctlProcess.run(["swipe", "--emulated"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("track2.pan:         411111******1111"))
         #expect(!result.standardOutput.contains("4111111111111111"))
@@ -23,8 +23,8 @@ import Testing
         (["swipe", "--emulated", "--timeout", "0"], 64, "--timeout must be within"),
         (["info"], 64, "--emulated"),
     ])
-    func outcomesHaveTheirExitStatusAndAMessage(arguments: [String], status: Int32, message: String) throws {
-        let result = try ReaderctlProcess.run(arguments)
+    func outcomesHaveTheirExitStatusAndAMessage(arguments: [String], status: Int32, message: String) async throws {
+        let result = try await ReaderctlProcess.run(arguments)
         #expect(result.status == status, "\(arguments)")
         #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
     }
@@ -32,8 +32,8 @@ import Testing
     /// The answer comes behind line damage (an MCU restart mid-frame, a false STX in noise,
     /// one split across notifications): `info` still prints it and exits 0, at both MTUs.
     @Test(arguments: ["restart-mid-frame", "false-stx", "false-stx-split"], ["23", "247"])
-    func infoBehindLineDamageSucceeds(scenario: String, mtu: String) throws {
-        let result = try ReaderctlProcess.run(["info", "--emulated", "--scenario", scenario, "--mtu", mtu])
+    func infoBehindLineDamageSucceeds(scenario: String, mtu: String) async throws {
+        let result = try await ReaderctlProcess.run(["info", "--emulated", "--scenario", scenario, "--mtu", mtu])
         #expect(result.status == 0, "\(scenario) at MTU \(mtu): \(result.standardError)")
         #expect(result.standardOutput.contains("VPOS3356"))
     }
@@ -49,8 +49,8 @@ import Testing
         ["info", "--reader", "VPOS", "--connect-timeout", "nan"],
         ["swipe", "--emulated", "--timeout", "9223372036854775807"],
     ])
-    func absurdNumbersAreUsageErrors(arguments: [String]) throws {
-        let result = try ReaderctlProcess.run(arguments)
+    func absurdNumbersAreUsageErrors(arguments: [String]) async throws {
+        let result = try await ReaderctlProcess.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.standardError)")
         #expect(result.standardError.contains("must be within"), "\(arguments): \(result.standardError)")
     }
@@ -58,8 +58,8 @@ import Testing
     /// A reader that never answers: one line says so, and one what to check. The CANCEL
     /// that follows the timeout meets the link readerctl has just closed, which is no
     /// failure worth a warning.
-    @Test func aTimeoutIsReportedInOneLineWithWhatToCheck() throws {
-        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted", "--wait", "0"])
+    @Test func aTimeoutIsReportedInOneLineWithWhatToCheck() async throws {
+        let result = try await ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "silent", "--scenario", "card-inserted", "--wait", "0"])
         #expect(result.status == 3)
         let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3, "\(result.standardError)")
@@ -88,29 +88,29 @@ import Testing
         (["apdu", "--emulated", "00A4040007A0000000031010", "5A0841111111"], "APDU 2 is not a command APDU"),
         (["apdu", "--emulated", "00A40400XY"], "APDU 1 is not hex bytes"),
     ])
-    func badArgumentsAreUsageErrorsNamingTheProblem(arguments: [String], problem: String) throws {
-        let result = try ReaderctlProcess.run(arguments)
+    func badArgumentsAreUsageErrorsNamingTheProblem(arguments: [String], problem: String) async throws {
+        let result = try await ReaderctlProcess.run(arguments)
         #expect(result.status == 64)
         #expect(result.standardError.contains(problem))
         #expect(!result.standardError.contains("5A0841111111"))
         #expect(result.standardOutput.isEmpty)
     }
 
-    @Test func jsonErrorsNameTheOutcome() throws {
-        let result = try ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
+    @Test func jsonErrorsNameTheOutcome() async throws {
+        let result = try await ReaderctlProcess.run(["swipe", "--emulated", "--scenario", "bad-swipe", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
         #expect(object?["error"] == "bad-swipe")
     }
 
-    @Test func emvReadsBothTestCards() throws {
-        let visa = try ReaderctlProcess.run(["emv", "--emulated", "--scenario", "card-inserted", "--json"])
+    @Test func emvReadsBothTestCards() async throws {
+        let visa = try await ReaderctlProcess.run(["emv", "--emulated", "--scenario", "card-inserted", "--json"])
         #expect(visa.status == 0)
         let visaFields = try JSONSerialization.jsonObject(with: Data(visa.standardOutput.utf8)) as? [String: String]
         #expect(visaFields?["pan"] == "411111******1111")
         #expect(visaFields?["aid"] == "A0000000031010")
         #expect(visaFields?["expiry"] == "2512")
 
-        let mastercard = try ReaderctlProcess.run([
+        let mastercard = try await ReaderctlProcess.run([
             "emv", "--emulated", "--card", "Fixtures/cards/mastercard-test.json", "--scenario", "card-inserted",
             "--mtu", "247", "--reveal", "--json",
         ])
@@ -122,8 +122,8 @@ import Testing
     }
 
     /// SELECT PPSE (the documentation's APDU): the card's FCI comes back via 61xx + GET RESPONSE.
-    @Test func apduSendsCommandsAndPrintsStatusWords() throws {
-        let result = try ReaderctlProcess.run([
+    @Test func apduSendsCommandsAndPrintsStatusWords() async throws {
+        let result = try await ReaderctlProcess.run([
             "apdu", "--emulated", "--scenario", "card-inserted", "00A404000E325041592E5359532E444446303100",
         ])
         #expect(result.status == 0)
@@ -139,12 +139,12 @@ import Testing
             #expect(result.standardOutput.contains(line + "\n"), "\(line)")
         }
 
-        let bad = try ReaderctlProcess.run(["apdu", "--emulated", "00A4"])
+        let bad = try await ReaderctlProcess.run(["apdu", "--emulated", "00A4"])
         #expect(bad.status == 64)
     }
 
-    @Test func eventsPrintAsTheyCome() throws {
-        let result = try ReaderctlProcess.run(["events", "--emulated", "--scenario", "insert-after=1", "--count", "1", "--json"])
+    @Test func eventsPrintAsTheyCome() async throws {
+        let result = try await ReaderctlProcess.run(["events", "--emulated", "--scenario", "insert-after=1", "--count", "1", "--json"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains(#""event":"card-inserted""#))
     }
@@ -154,7 +154,7 @@ import Testing
     /// Chip commands wait for a card as a swipe waits for a swipe: the prompt when the slot
     /// is empty, and Ctrl-C cancels the wait (§5.1: CANCEL ends a waiting ICC POWER ON).
     @Test(arguments: [["power-on"], ["emv"], ["apdu", "00A404000E325041592E5359532E444446303100"]])
-    func ctrlCCancelsTheWaitForACard(command: [String]) throws {
+    func ctrlCCancelsTheWaitForACard(command: [String]) async throws {
         let run = try InteractiveReaderctl(command + ["--emulated", "--scenario", "no-insert", "--verbose"])
         #expect(run.waitForStandardError(containing: "→ ICC POWER ON"))
         #expect(run.standardError.contains("Insert a card"))
@@ -164,15 +164,15 @@ import Testing
     }
 
     /// With the card already in the slot, nobody is asked to insert one.
-    @Test func aCardInTheSlotIsPoweredWithoutAPrompt() throws {
-        let result = try ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "card-inserted"])
+    @Test func aCardInTheSlotIsPoweredWithoutAPrompt() async throws {
+        let result = try await ReaderctlProcess.run(["power-on", "--emulated", "--scenario", "card-inserted"])
         #expect(result.status == 0)
         #expect(!result.standardError.contains("Insert a card"))
         #expect(result.standardOutput.contains("3B 68 00 00 00 73 C8 40 13 00 90 00"))
     }
 
-    @Test func scenariosAreListed() throws {
-        let result = try ReaderctlProcess.run(["scenarios"])
+    @Test func scenariosAreListed() async throws {
+        let result = try await ReaderctlProcess.run(["scenarios"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("swipe-after=SECONDS"))
         #expect(result.standardOutput.contains("visa-test"))

@@ -30,21 +30,25 @@ struct ReaderctlProcess {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs readerctl on a thread of its own, so that many runs can wait at once without
-    /// holding the cooperative pool's few threads.
-    static func runInBackground(
-        _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
+    /// Runs readerctl with `arguments` (`environment` adds to, or overrides, the test's own)
+    /// and waits for it on a thread of its own: a test waiting for a readerctl run never
+    /// holds one of the cooperative pool's few threads, which the tests with real-time
+    /// deadlines need.
+    static func run(
+        _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, timeout: timeout) })
+                continuation.resume(with: Swift.Result {
+                    try runOnThisThread(arguments, standardInput: standardInput, environment: environment, timeout: timeout)
+                })
             }.start()
         }
     }
 
-    /// Runs readerctl with `arguments`; `environment` adds to (or overrides) the test's own.
-    static func run(
-        _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
+    /// Runs readerctl and blocks the calling thread until it ends.
+    private static func runOnThisThread(
+        _ arguments: [String], standardInput: Data?, environment: [String: String], timeout: TimeInterval
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable

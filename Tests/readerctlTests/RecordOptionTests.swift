@@ -9,13 +9,13 @@ import Testing
     }
 
     /// A recorded EMV read decodes to the same read: the card's FCI, records and masked PAN.
-    @Test func aRecordedSessionDecodesToTheSameRead() throws {
+    @Test func aRecordedSessionDecodesToTheSameRead() async throws {
         let path = temporaryPath("emv.txt")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let read = try ReaderctlProcess.run(["emv", "--emulated", "--record", path])
+        let read = try await ReaderctlProcess.run(["emv", "--emulated", "--record", path])
         #expect(read.status == 0, "\(read.standardError)")
         #expect(read.standardError.contains("recorded"))
-        let decoded = try ReaderctlProcess.run(["decode", path])
+        let decoded = try await ReaderctlProcess.run(["decode", path])
         #expect(decoded.status == 0)
         for line in [
             "apdu.command: SELECT by DF name", "apdu.command: GET PROCESSING OPTIONS",
@@ -28,7 +28,7 @@ import Testing
 
         // In the file, every command comes before its answer (the emulated reader answers
         // before the write returns).
-        let json = try ReaderctlProcess.run(["decode", "--json", path])
+        let json = try await ReaderctlProcess.run(["decode", "--json", path])
         let records = try json.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
@@ -45,7 +45,7 @@ import Testing
 
     /// A card outside the published test lists (a Luhn-valid 4545 4512 3456 7898) is not
     /// written without --reveal, and the refusal names it masked.
-    @Test func aCardThatIsNotATestCardIsRecordedOnlyWithReveal() throws {
+    @Test func aCardThatIsNotATestCardIsRecordedOnlyWithReveal() async throws {
         let card = temporaryPath("card.json")
         let path = temporaryPath("real.txt")
         defer {
@@ -56,7 +56,7 @@ import Testing
             .replacingOccurrences(of: "4111111111111111", with: "4545451234567898")
         try profile.write(toFile: card, atomically: true, encoding: .utf8)
 
-        let refused = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path])
+        let refused = try await ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path])
         #expect(refused.status == 11)
         // The swipe the user asked for is printed, masked, all the same.
         #expect(refused.standardOutput.contains("track2.pan"), "\(refused.standardOutput)")
@@ -65,7 +65,7 @@ import Testing
         #expect(!refused.standardError.contains("4545451234567898"))
         #expect(!FileManager.default.fileExists(atPath: path))
 
-        let revealed = try ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path, "--reveal"])
+        let revealed = try await ReaderctlProcess.run(["swipe", "--emulated", "--card", card, "--record", path, "--reveal"])
         #expect(revealed.status == 0)
         #expect(FileManager.default.fileExists(atPath: path))
         // Readable by its owner only: it holds the card as the reader sent it.
@@ -74,10 +74,10 @@ import Testing
     }
 
     /// A PIN block (VERIFY) is never written, not even with --reveal.
-    @Test func aSessionWithAPINBlockIsNeverRecorded() throws {
+    @Test func aSessionWithAPINBlockIsNeverRecorded() async throws {
         let path = temporaryPath("verify.txt")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try ReaderctlProcess.run([
+        let result = try await ReaderctlProcess.run([
             "apdu", "--emulated", "--record", path, "--reveal", "00A4040007A000000003101000", "0020008008241234FFFFFFFFFF",
         ])
         #expect(result.status == 11)
@@ -91,8 +91,8 @@ import Testing
         ("/nonexistent-cardreaderkit/run.txt", "its directory /nonexistent-cardreaderkit does not exist", "mkdir -p /nonexistent-cardreaderkit"),
         ("/", "it is a directory", "name a file in it"),
     ])
-    func aRecordingThatCannotBeWrittenStopsTheCommandBeforeTheReader(path: String, problem: String, fix: String) throws {
-        let result = try ReaderctlProcess.run(["swipe", "--emulated", "--record", path])
+    func aRecordingThatCannotBeWrittenStopsTheCommandBeforeTheReader(path: String, problem: String, fix: String) async throws {
+        let result = try await ReaderctlProcess.run(["swipe", "--emulated", "--record", path])
         #expect(result.status == 2)
         #expect(result.standardError.contains("readerctl: cannot write the recording to \(path): \(problem)"), "\(result.standardError)")
         #expect(result.standardError.contains("fix: ") && result.standardError.contains(fix))
@@ -100,8 +100,8 @@ import Testing
         #expect(result.standardOutput.isEmpty)
     }
 
-    @Test func recordTakesOneReader() throws {
-        let result = try ReaderctlProcess.run(["info", "--reader", "A", "--reader", "B", "--record", temporaryPath("x")])
+    @Test func recordTakesOneReader() async throws {
+        let result = try await ReaderctlProcess.run(["info", "--reader", "A", "--reader", "B", "--record", temporaryPath("x")])
         #expect(result.status == 64)
         #expect(result.standardError.contains("--record records one reader's session"))
     }

@@ -7,7 +7,7 @@ import Testing
     /// Ctrl-C, SIGTERM and SIGHUP end a command the same way: the reader is sent CANCEL,
     /// and readerctl exits with 128 + the signal's number.
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
-    func aSignalCancelsASwipeCleanly(signal: Int32, status expected: Int32) throws {
+    func aSignalCancelsASwipeCleanly(signal: Int32, status expected: Int32) async throws {
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"])
         // The trace line is logged once the command is registered, just before it is written.
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
@@ -21,7 +21,7 @@ import Testing
 
     /// A signal ignored when readerctl starts (SIGHUP under `nohup`) stays ignored: the
     /// swipe goes on until Ctrl-C, which ends it with 130.
-    @Test func aSignalIgnoredAtStartStaysIgnored() throws {
+    @Test func aSignalIgnoredAtStartStaysIgnored() async throws {
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"], ignoring: ["HUP"])
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         run.interrupt(with: SIGHUP)
@@ -31,7 +31,7 @@ import Testing
 
     /// A shell starts a script's background job with SIGINT ignored (POSIX, without job
     /// control); `kill -INT` must still stop `readerctl emulate &` or a swipe, with 130.
-    @Test func ctrlCIgnoredAtStartStillCancels() throws {
+    @Test func ctrlCIgnoredAtStartStillCancels() async throws {
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose"], ignoring: ["INT"])
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         run.interrupt(with: SIGINT)
@@ -41,14 +41,14 @@ import Testing
 
     /// A session a signal ends is recorded all the same: the command, and the CANCEL that
     /// ended it.
-    @Test func aRecordingIsKeptWhenASignalEndsTheCommand() throws {
+    @Test func aRecordingIsKeptWhenASignalEndsTheCommand() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("signalled-\(UUID()).txt").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try InteractiveReaderctl(["swipe", "--emulated", "--scenario", "no-swipe", "--verbose", "--record", path])
         #expect(run.waitForStandardError(containing: "→ READ MAGNETIC STRIPE"))
         run.interrupt(with: SIGTERM)
         #expect(run.waitForExit(within: 10) == 143)
-        let decoded = try ReaderctlProcess.run(["decode", path])
+        let decoded = try await ReaderctlProcess.run(["decode", path])
         #expect(decoded.status == 0, "\(decoded.standardError)")
         #expect(decoded.standardOutput.contains("READ MAGNETIC STRIPE"))
         #expect(decoded.standardOutput.contains("CANCEL"))

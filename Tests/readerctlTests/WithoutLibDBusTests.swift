@@ -14,16 +14,16 @@ import Testing
         ["swipe", "--reader", "AA:BB:CC:DD:EE:FF", "--adapter", "hci1"],
         ["emv", "--reader", "VPOS", "--json"],
     ])
-    func bluetoothCommandsExitSixNamingTheLibraryAndPackage(arguments: [String]) throws {
-        let result = try ReaderctlProcess.run(arguments, environment: Self.missing, timeout: 30)
+    func bluetoothCommandsExitSixNamingTheLibraryAndPackage(arguments: [String]) async throws {
+        let result = try await ReaderctlProcess.run(arguments, environment: Self.missing, timeout: 30)
         #expect(result.status == 6, "\(arguments): \(result.standardError)")
         #expect(result.standardError.contains("Bluetooth needs the D-Bus library libdbus-absent-for-this-test.so.3"))
         #expect(result.standardError.contains("apt-get install libdbus-1-3"), "\(arguments): \(result.standardError)")
     }
 
     /// `doctor` fails its first check, with the same fix, and skips every other.
-    @Test func doctorFailsItsLibdbusCheck() throws {
-        let result = try ReaderctlProcess.run(["doctor"], environment: Self.missing)
+    @Test func doctorFailsItsLibdbusCheck() async throws {
+        let result = try await ReaderctlProcess.run(["doctor"], environment: Self.missing)
         #expect(result.status == 10)
         #expect(result.standardOutput.hasPrefix("FAIL     libdbus "))
         #expect(result.standardOutput.contains("\n         fix: install libdbus: `sudo apt-get install libdbus-1-3`"))
@@ -36,8 +36,8 @@ import Testing
         ["decode", "Fixtures/packets/swipe-mtu23.txt"],
         ["scenarios"],
     ])
-    func everythingElseWorks(arguments: [String]) throws {
-        let result = try ReaderctlProcess.run(arguments, environment: Self.missing)
+    func everythingElseWorks(arguments: [String]) async throws {
+        let result = try await ReaderctlProcess.run(arguments, environment: Self.missing)
         #expect(result.status == 0, "\(arguments): \(result.standardError)")
         #expect(!result.standardOutput.isEmpty)
         #expect(!result.standardError.contains("libdbus"))

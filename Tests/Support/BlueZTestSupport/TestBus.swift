@@ -8,7 +8,7 @@ import Glibc
 /// A private `dbus-daemon` in a temporary directory, listening on a unix socket, with an
 /// allow-everything policy (less the destinations `denying` names: a call to one of them
 /// gets `AccessDenied`, as from a system bus whose policy does not grant it). Killed
-/// (SIGKILL) by ``kill()`` or on deinit. Shared by the test targets that need a bus.
+/// (SIGKILL) by ``kill()``, or without waiting on deinit. Shared by the test targets that need a bus.
 package final class TestBus: @unchecked Sendable {
     package let address: String
     private let process: Process
@@ -71,8 +71,10 @@ package final class TestBus: @unchecked Sendable {
         _ = exited.wait(timeout: .now() + 10)
     }
 
+    /// Kills the daemon without waiting: a deinit runs on whatever thread let go of the
+    /// bus last, often one of the cooperative pool's few, which must not block.
     deinit {
-        kill()
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 }
