@@ -26,6 +26,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "ReaderProtocol", swiftSettings: strictImports),
+        // An injected clock as elapsed time, deadlines, and a time line of timed actions: what
+        // the reader core, the emulated reader and D-Bus calls wait with.
+        .target(name: "Timing", swiftSettings: strictImports),
         // libdbus's API, declared by the project and loaded at run time: building needs no
         // libdbus headers, and nothing links libdbus.
         .target(name: "CDBus"),
@@ -39,6 +42,7 @@ let package = Package(
             dependencies: [
                 "CDBus",
                 "Locking",
+                "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
@@ -48,6 +52,7 @@ let package = Package(
             name: "CardReaderCore",
             dependencies: [
                 "ReaderProtocol",
+                "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 // CoreMetrics, not Metrics: the API without Foundation.
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -61,6 +66,7 @@ let package = Package(
                 "CardReaderCore",
                 "BLETransport",
                 "Locking",
+                "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
@@ -71,6 +77,7 @@ let package = Package(
             dependencies: [
                 "CardReaderCore",
                 "Locking",
+                "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictImports
@@ -103,23 +110,24 @@ let package = Package(
         .target(
             name: "ChildProcessSupport", dependencies: ["ProcessSpawning"], path: "Tests/Support/ChildProcessSupport",
             swiftSettings: strictImports),
-        // Which tests run: the long ones only with CARDREADERKIT_LONG_TESTS=1 (.ci/run).
+        // Which tests run (the long ones only with CARDREADERKIT_LONG_TESTS=1), and blocking
+        // waits kept off the cooperative pool that every test's tasks share.
         .target(name: "TestEnvironment", path: "Tests/Support/TestEnvironment", swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(
-            name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking"], path: "Tests/Support/BlueZTestSupport",
+            name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking", "TestEnvironment"], path: "Tests/Support/BlueZTestSupport",
             swiftSettings: strictImports),
         .testTarget(
-            name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport"],
+            name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport", "TestEnvironment"],
             swiftSettings: strictImports),
         .testTarget(
-            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "Locking", "BlueZTestSupport"],
+            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "Locking", "BlueZTestSupport", "TestEnvironment"],
             swiftSettings: strictImports),
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
                 "CardReaderCore", "CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport",
-                "Locking", "ChildProcessSupport", "BlueZTestSupport", "TestEnvironment",
+                "Locking", "Timing", "ChildProcessSupport", "BlueZTestSupport", "TestEnvironment",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],

@@ -15,10 +15,10 @@
 /// sleeper calls ``popDue(at:)`` until nil, then ``sleeperWoke(from:)`` for its next
 /// wake-up. Times are ``ElapsedClock`` times.
 ///
-/// For the reader and the emulated reader only (`@_spi(Timers)`), public so that it is
-/// inlinable: the emulated reader, another module, schedules on every write it receives, and
-/// an unspecialised generic timeline cost its firmware transfers a third of their
-/// throughput. (`package` declarations are not inlined across modules.)
+/// For the reader, the emulated reader and D-Bus call deadlines only (`@_spi(Timers)`),
+/// public so that it is inlinable: the emulated reader schedules on every write it
+/// receives, and an unspecialised generic timeline cost its firmware transfers a third of
+/// their throughput. (`package` declarations are not inlined across modules.)
 @_spi(Timers)
 public struct Timeline<Action: Sendable & Equatable>: Sendable {
     @usableFromInline

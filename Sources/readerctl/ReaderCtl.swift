@@ -29,19 +29,21 @@ struct ReaderCtl: AsyncParsableCommand {
                 "Error: \(repeated) is given twice; give it once (--scenario repeats, and --reader for info, events and update-firmware)\n")
             exit(withError: ExitStatus.usage.exitCode)
         }
-        if let misplaced = CommandLineCheck.misplacedOption(in: arguments) {
-            StandardStreams.writeError("Error: \(misplaced) (readerctl \(arguments[0]) --help lists its options)\n")
-            exit(withError: ExitStatus.usage.exitCode)
-        }
         do {
             var command: ParsableCommand
             do {
                 command = try parseAsRoot()
             } catch {
-                // A mistyped command or option: the parser's message, then the likely name
-                // (not for --help, which the parser answers first).
-                guard exitCode(for: error) != .success, let suggestion = CommandLineCheck.suggestion(for: arguments)
-                else { throw error }
+                // Help, which the parser answers first, and a line that parses cost no
+                // search through every command's help text.
+                guard exitCode(for: error) != .success else { throw error }
+                // An option another command takes, then a mistyped command or option: the
+                // parser's message and the likely name.
+                if let misplaced = CommandLineCheck.misplacedOption(in: arguments) {
+                    StandardStreams.writeError("Error: \(misplaced) (readerctl \(arguments[0]) --help lists its options)\n")
+                    exit(withError: ExitStatus.usage.exitCode)
+                }
+                guard let suggestion = CommandLineCheck.suggestion(for: arguments) else { throw error }
                 StandardStreams.writeError(fullMessage(for: error) + "\n  \(suggestion)\n")
                 exit(withError: ExitStatus.usage.exitCode)
             }

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func adaptersAreChosenByNameOrAsTheFirstPoweredOne() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci0", powered: false)
         try fake.addAdapter("hci1", powered: true)
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aGattApplicationAndRotatingAdvertisementsRegister() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         let exported = Locked<[DBusObjectPath: [String: [String: DBusValue]]]>([:])
         let server = fake.connection

@@ -391,7 +391,7 @@ struct DBusConnectionTests {
     }
 
     @Test func killingTheDaemonFailsPendingCallsAndEndsSignalStreams() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let client = try await DBusConnection.connect(address: bus.address)
         let server = try await DBusConnection.connect(address: bus.address)
         let entered = Gate()
@@ -411,7 +411,7 @@ struct DBusConnectionTests {
                                   member: "Hang", timeout: .seconds(30))
         }
         try await entered.wait()
-        bus.kill()
+        await bus.kill()
 
         let result = try await within(5, "pending call after daemon death") { await pending.result }
         switch result {
@@ -432,7 +432,7 @@ struct DBusConnectionTests {
     }
 
     @Test func closeEndsStreamsAndFailsLaterCalls() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let client = try await DBusConnection.connect(address: bus.address)
         let stream = try await client.signals(matching: DBusMatchRule(interface: "org.example.Never"))
         await client.close()

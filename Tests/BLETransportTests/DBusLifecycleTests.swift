@@ -184,7 +184,7 @@ struct DBusLifecycleTests {
     }
 
     @Test func systemBusHonoursTheEnvironmentAddress() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
         let connection = try await DBusConnection.systemBus()
         #expect(try await connection.listNames().contains(connection.uniqueName))
@@ -204,7 +204,7 @@ struct DBusLifecycleTests {
     }
 
     @Test func droppingAConnectionWithoutCloseStopsItsThread() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         var connection: DBusConnection? = try await DBusConnection.connect(address: bus.address)
         let loop = try #require(connection?.loop)
         connection = nil

@@ -13,7 +13,7 @@ import Glibc
     func connect(abortedConnects: Int = 0, offeringSockets: Bool = false) async throws
         -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection)
     {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         let reader = FakeReader()
@@ -30,7 +30,7 @@ import Glibc
     /// taken for a failed encryption.
     @Test(arguments: [(true, 5, "encryption-failed"), (true, 1, nil), (false, 5, "le-connection-abort-by-local")])
     func aBondedDeviceThatDropsEveryAttemptFailedToEncrypt(bonded: Bool, aborts: Int, expected: String?) async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         defer { withExtendedLifetime(bus) {} }
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
@@ -55,7 +55,7 @@ import Glibc
     /// device without a bond, whose first discovery may be slow.
     @Test(arguments: [(1, 3, true, true), (1, 1, true, false), (1, 3, false, false)])
     func aConnectionWhoseServicesStallIsMadeAgain(stalls: Int, attempts: Int, bonded: Bool, connects: Bool) async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         defer { withExtendedLifetime(bus) {} }
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
@@ -312,7 +312,7 @@ import Glibc
     }
 
     @Test func aDeviceThatIsAlreadyConnectedIsUsedWithoutConnect() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         try FakeReader().export(on: fake, abortedConnects: 0)
@@ -329,7 +329,7 @@ import Glibc
 
     @Test func aConnectThatNeverResolvesServicesTimesOut() async throws {
         let disconnected = Gate()
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         try fake.connection.export(FakeReader.device, interfaces: [

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Timers) @testable import CardReaderCore
+@_spi(Timers) @testable import Timing
 
 /// The timer bookkeeping behind every deadline of the reader and the emulator: a sleeping
 /// task is started only when an action comes due before every sleeper's wake-up, so

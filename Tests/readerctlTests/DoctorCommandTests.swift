@@ -118,7 +118,7 @@ struct DoctorCommandTests {
     static func doctor(
         _ arguments: [String] = [], denying: [String] = [], withBluetoothd setUp: ((FakeBlueZ) throws -> Void)?
     ) async throws -> String {
-        let bus = try TestBus(denying: denying)
+        let bus = try await TestBus.start(denying: denying)
         let fake = setUp == nil ? nil : try await FakeBlueZ.start(on: bus)
         if let fake, let setUp { try setUp(fake) }
         let result = try await ReaderctlProcess.run(

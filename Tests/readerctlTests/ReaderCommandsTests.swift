@@ -155,11 +155,12 @@ import Testing
     /// is empty, and Ctrl-C cancels the wait (§5.1: CANCEL ends a waiting ICC POWER ON).
     @Test(arguments: [["power-on"], ["emv"], ["apdu", "00A404000E325041592E5359532E444446303100"]])
     func ctrlCCancelsTheWaitForACard(command: [String]) async throws {
-        let run = try InteractiveReaderctl(command + ["--emulated", "--scenario", "no-insert", "--verbose"])
-        #expect(run.waitForStandardError(containing: "→ ICC POWER ON"))
+        let run = try InteractiveReaderctl(
+            command + ["--emulated", "--scenario", "no-insert", "--verbose"],
+            .signal(SIGINT, whenStandardErrorShows: "→ ICC POWER ON"))
+        #expect(await run.waitForExit(within: 10) == 130)
+        #expect(run.signalled)
         #expect(run.standardError.contains("Insert a card"))
-        run.interrupt()
-        #expect(run.waitForExit(within: 10) == 130)
         #expect(run.standardError.contains("→ CANCEL"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestEnvironment
 import Testing
 
 /// Runs the built `readerctl` (it sits beside the test bundle) and collects its output.
@@ -12,7 +13,9 @@ struct ReaderctlProcess {
 
     struct TimedOut: Error, CustomStringConvertible {
         var arguments: [String]
-        var description: String { "readerctl \(arguments.joined(separator: " ")) did not finish in time" }
+        /// What did not happen in time.
+        var what: String
+        var description: String { "readerctl \(arguments.joined(separator: " ")): \(what)" }
     }
 
     static let executable: URL = {
@@ -32,19 +35,23 @@ struct ReaderctlProcess {
 
     /// Runs readerctl with `arguments` (`environment` adds to, or overrides, the test's own)
     /// and waits for it on a thread of its own: a test waiting for a readerctl run never
-    /// holds one of the cooperative pool's few threads, which the tests with real-time
-    /// deadlines need.
+    /// holds one of the cooperative pool's few threads. At most ``concurrentRuns`` run at
+    /// once, so that `timeout` bounds one run's work, not its wait behind every other test's.
     static func run(
         _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
     ) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Swift.Result {
-                    try runOnThisThread(arguments, standardInput: standardInput, environment: environment, timeout: timeout)
-                })
-            }.start()
+        await concurrentRuns.acquire()
+        defer { Task { await concurrentRuns.release() } }
+        return try await onThreadOfItsOwn {
+            try runOnThisThread(arguments, standardInput: standardInput, environment: environment, timeout: timeout)
         }
     }
+
+    /// Two runs per core: each is busy on the processor most of its life (a debug build
+    /// parses its command line for about 0.2 s), so more at once only share the cores more
+    /// thinly. Swift Testing starts every test at once, which started every readerctl run
+    /// together, and a decode that takes 5 s alone then ran out of its 60 s.
+    static let concurrentRuns = RunSlots(count: 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// Runs readerctl and blocks the calling thread until it ends.
     private static func runOnThisThread(
@@ -79,13 +86,17 @@ struct ReaderctlProcess {
             errorData = error.fileHandleForReading.readDataToEndOfFile()
             drained.signal()
         }.start()
+        let started = ContinuousClock.now
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
-            throw TimedOut(arguments: arguments)
+            throw TimedOut(arguments: arguments, what: "still running after \(timeout) s (killed)")
         }
         // The pipes close when the process ends; a drain still running means a child kept them.
+        let exited = ContinuousClock.now
         guard drained.wait(timeout: .now() + 10) == .success, drained.wait(timeout: .now() + 10) == .success else {
-            throw TimedOut(arguments: arguments)
+            throw TimedOut(
+                arguments: arguments,
+                what: "exited after \(exited - started), but its output was still open \(ContinuousClock.now - exited) later")
         }
         let result = Result(
             status: process.terminationStatus,
@@ -114,18 +125,70 @@ struct ReaderctlProcess {
     }
 }
 
-/// A readerctl run the test interacts with while it runs: it can wait for text on standard
-/// error (the prompt) and send Ctrl-C. Every wait is bounded.
+/// At most `count` holders at once; the others wait their turn, in order.
+actor RunSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// A readerctl run that a test signals at a moment readerctl itself reports: each signal is
+/// sent as soon as its text appears in readerctl's output, by the thread that read it. A
+/// test's own task, resumed once the text had come, would send it only when the
+/// cooperative pool got round to it: seconds later on a loaded machine, when the command
+/// may have moved on or ended. Every wait is bounded.
 final class InteractiveReaderctl: @unchecked Sendable {
+    /// A signal and the moment to send it: once `text` has appeared on the stream.
+    struct Trigger {
+        enum Stream {
+            case standardError
+            case standardOutput
+        }
+
+        var signal: Int32
+        var text: String
+        var stream: Stream
+
+        /// `signal` once readerctl's standard error (its prompts, and with `--verbose` each
+        /// command as it is sent) contains `text`.
+        static func signal(_ signal: Int32, whenStandardErrorShows text: String) -> Trigger {
+            Trigger(signal: signal, text: text, stream: .standardError)
+        }
+
+        /// `signal` once readerctl's standard output (a firmware update's progress) contains `text`.
+        static func signal(_ signal: Int32, whenStandardOutputShows text: String) -> Trigger {
+            Trigger(signal: signal, text: text, stream: .standardOutput)
+        }
+    }
+
     private let process = Process()
     private let lock = NSCondition()
     private var errorText = ""
     private var outputText = ""
+    /// The triggers not yet fired, in the order given.
+    private var pending: [Trigger]
+    /// When the first signal was sent.
+    private var firstSignal: Date?
 
-    /// Starts readerctl with `arguments`; with `ignoring` (signal names such as `INT`), it
-    /// starts with those signals ignored, as a shell starts a background job, through
-    /// `sh -c 'trap "" …; exec readerctl …'` (the same process).
-    init(_ arguments: [String], ignoring ignored: [String] = []) throws {
+    /// Starts readerctl with `arguments`, to be signalled by `triggers` in order; with
+    /// `ignoring` (signal names such as `INT`), it starts with those signals ignored, as a
+    /// shell starts a background job, through `sh -c 'trap "" …; exec readerctl …'` (the
+    /// same process).
+    init(_ arguments: [String], ignoring ignored: [String] = [], _ triggers: Trigger...) throws {
+        pending = triggers
         if ignored.isEmpty {
             process.executableURL = ReaderctlProcess.executable
             process.arguments = arguments
@@ -147,34 +210,46 @@ final class InteractiveReaderctl: @unchecked Sendable {
         try process.run()
     }
 
+    /// Keeps what readerctl wrote and sends every signal whose text has now appeared.
     private func append(_ data: Data, error: Bool) {
         lock.lock()
         if error { errorText += String(decoding: data, as: UTF8.self) } else { outputText += String(decoding: data, as: UTF8.self) }
+        while let trigger = pending.first,
+            (trigger.stream == .standardError ? errorText : outputText).contains(trigger.text)
+        {
+            pending.removeFirst()
+            firstSignal = firstSignal ?? Date()
+            kill(process.processIdentifier, trigger.signal)
+        }
         lock.broadcast()
         lock.unlock()
     }
 
-    /// Waits until standard error contains `text`; false if it did not within `seconds`.
-    func waitForStandardError(containing text: String, within seconds: TimeInterval = 30) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// Whether every trigger has fired.
+    var signalled: Bool {
         lock.lock()
         defer { lock.unlock() }
-        while !errorText.contains(text) {
-            guard lock.wait(until: deadline) else { return errorText.contains(text) }
-        }
-        return true
+        return pending.isEmpty
     }
 
-    /// Sends `signal` (Ctrl-C's SIGINT by default).
-    func interrupt(with signal: Int32 = SIGINT) {
-        kill(process.processIdentifier, signal)
+    /// The exit status once readerctl has ended; nil if it had not within `seconds` of the
+    /// first signal, or within ``reachingTheFirstTrigger`` of this call while no signal has
+    /// been sent: it is then killed. Waits on a thread of its own.
+    func waitForExit(within seconds: TimeInterval = 10) async -> Int32? {
+        await onThreadOfItsOwn { self.blockUntilExit(within: seconds) }
     }
 
-    /// The exit status, or nil if it had not ended within `seconds` (it is then killed).
-    func waitForExit(within seconds: TimeInterval = 30) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// How long readerctl may take to show a trigger's text: a bound for a hung run, not a
+    /// timing. A command reaches its first exchange in about 0.3 s alone and in at most 5 s
+    /// in a whole suite run with every core busy; ten times that.
+    static let reachingTheFirstTrigger: TimeInterval = 60
+
+    private func blockUntilExit(within seconds: TimeInterval) -> Int32? {
+        let called = Date()
         lock.lock()
         while process.isRunning {
+            let deadline = firstSignal.map { $0.addingTimeInterval(seconds) }
+                ?? called.addingTimeInterval(Self.reachingTheFirstTrigger)
             guard lock.wait(until: deadline) || !process.isRunning else {
                 lock.unlock()
                 process.terminate()

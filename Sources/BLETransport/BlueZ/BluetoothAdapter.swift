@@ -1,4 +1,5 @@
 import Logging
+import Timing
 
 /// A local Bluetooth controller (`org.bluez.Adapter1`), e.g. `hci0`.
 public struct BluetoothAdapter: Sendable {
@@ -129,8 +130,10 @@ public struct BluetoothAdapter: Sendable {
             return seen
         }
         let discovery = try await discover(filter)
+        let clock = session.clock
+        let stopAt = clock.elapsed() + timeout
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await clock.sleep(stopAt)
             await discovery.stop()
         }
         defer { timer.cancel() }

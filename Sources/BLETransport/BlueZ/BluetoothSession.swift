@@ -1,4 +1,5 @@
 import Logging
+import Timing
 
 /// A connection to bluetoothd over D-Bus: the entry point of the BlueZ layer
 /// (Session → ``BluetoothAdapter`` → ``BluetoothDevice`` → ``GattConnection``).
@@ -15,6 +16,9 @@ public final class BluetoothSession: Sendable {
     /// Where BlueZ's signals arrive and are routed to the object that follows them.
     let signals: BlueZSignalRouter
 
+    /// What the session's deadlines run on: its D-Bus connection's clock.
+    package var clock: ElapsedClock { connection.clock }
+
     /// Wraps an open D-Bus connection (the session does not own it: see ``close()``).
     public init(connection: DBusConnection, logger: Logger = Logger(label: "CardReaderKit.BlueZ")) {
         self.connection = connection
@@ -23,16 +27,18 @@ public final class BluetoothSession: Sendable {
     }
 
     /// Connects to the system bus, or to the bus at `busAddress`
-    /// (`unix:path=/run/dbus/system_bus_socket`).
+    /// (`unix:path=/run/dbus/system_bus_socket`). Every deadline of the session — its calls,
+    /// discoveries, connections and their retries — runs on `clock`.
     public static func open(
-        busAddress: String? = nil, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        busAddress: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
     ) async throws(BluetoothError) -> BluetoothSession {
         do throws(DBusError) {
             let connection =
                 if let busAddress {
-                    try await DBusConnection.connect(address: busAddress, logger: logger)
+                    try await DBusConnection.connect(address: busAddress, clock: clock, logger: logger)
                 } else {
-                    try await DBusConnection.systemBus(logger: logger)
+                    try await DBusConnection.systemBus(clock: clock, logger: logger)
                 }
             return BluetoothSession(connection: connection, logger: logger)
         } catch {

@@ -182,7 +182,7 @@ extension GattConnection {
                     at: characteristic.path, timeout: .seconds(10), operation: "WriteValue to \(characteristic.uuid)")
                 return
             } catch where error.code == .inProgress && attempt < Self.inProgressRetries {
-                await sleep(for: backoff, until: .now + backoff)
+                await sleep(for: backoff, until: now + backoff)
                 backoff = min(backoff * 2, .milliseconds(100))
             }
         }

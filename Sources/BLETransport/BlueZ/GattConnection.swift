@@ -1,4 +1,5 @@
 import Logging
+import Timing
 
 /// A connection to a remote device with resolved GATT services: binds characteristics,
 /// receives notifications and writes, and notices the link going away.
@@ -48,7 +49,8 @@ public actor GattConnection {
         let connection = GattConnection(device: device)
         do throws(BluetoothError) {
             try await connection.establish(
-                deadline: .now + timeout, timeout: timeout, attempts: max(1, attempts), resolutionWindow: resolutionWindow)
+                deadline: device.session.clock.elapsed() + timeout, timeout: timeout, attempts: max(1, attempts),
+                resolutionWindow: resolutionWindow)
         } catch {
             await connection.abandon()
             throw error
@@ -61,8 +63,9 @@ public actor GattConnection {
 
     // MARK: - Connecting
 
+    /// Deadlines are times on the session's clock (``BluetoothSession/clock``).
     private func establish(
-        deadline: ContinuousClock.Instant, timeout: Duration, attempts: Int, resolutionWindow: Duration
+        deadline: Duration, timeout: Duration, attempts: Int, resolutionWindow: Duration
     ) async throws(BluetoothError) {
         let sink = self.sink
         route = try await session.signals.route(
@@ -112,7 +115,7 @@ public actor GattConnection {
                 let encryptionSuspect =
                     info?.isBonded == true && connectedSeen
                     && (error.code.isTransientConnectFailure || error.code == .remoteDisconnected)
-                guard attempt < attempts, Self.isRetryable(error), ContinuousClock.now < deadline else {
+                guard attempt < attempts, Self.isRetryable(error), now < deadline else {
                     throw encryptionSuspect ? .encryptionFailed(name) : error
                 }
                 session.logger.debug("connect attempt failed, retrying", metadata: ["device": "\(name)", "error": "\(error)"])
@@ -127,8 +130,8 @@ public actor GattConnection {
         error.code.isTransientConnectFailure || error.code == .remoteDisconnected
     }
 
-    private func connectCall(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
-        let remaining = deadline - .now
+    private func connectCall(deadline: Duration, timeout: Duration) async throws(BluetoothError) {
+        let remaining = deadline - now
         guard remaining > .zero else { throw .timedOut("connecting to \(name)", after: timeout) }
         do throws(BluetoothError) {
             try await perform(
@@ -152,17 +155,17 @@ public actor GattConnection {
 
     /// Waits for `ServicesResolved` until `deadline`, or for `window` after the connection
     /// came up (then `.stalled`, while the overall deadline still leaves time to retry).
-    private func waitForServices(deadline: ContinuousClock.Instant, window: Duration?, timeout: Duration)
+    private func waitForServices(deadline: Duration, window: Duration?, timeout: Duration)
         async throws(BluetoothError) -> Resolution
     {
-        let stallAt = window.map { min(ContinuousClock.now + $0, deadline) }
+        let stallAt = window.map { min(now + $0, deadline) }
         while true {
             if let linkLoss { throw .linkLost(linkLoss) }
             if deviceRemoved { throw .linkLost(.deviceRemoved(name)) }
             if droppedDuringSetup { throw .linkLost(.remoteDisconnected(name)) }
             if let info, info.isConnected, info.servicesResolved { return .resolved }
             if Task.isCancelled { throw .cancelled }
-            let now = ContinuousClock.now
+            let now = self.now
             guard now < deadline else {
                 throw .timedOut("connecting to \(name) and resolving its services", after: timeout)
             }
@@ -175,12 +178,12 @@ public actor GattConnection {
     /// answers once the link is down), so that the next attempt connects afresh.
     /// bluetoothd may be what stalled: the call waits no longer than the connection's
     /// deadline, so the caller hears of the stall in time, not after its own limit.
-    private func reconnectAfterStall(deadline: ContinuousClock.Instant, timeout: Duration) async throws(BluetoothError) {
-        let remaining = min(deadline - .now, .seconds(10))
+    private func reconnectAfterStall(deadline: Duration, timeout: Duration) async throws(BluetoothError) {
+        let remaining = min(deadline - now, .seconds(10))
         guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
         await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
         if Task.isCancelled { throw .cancelled }
-        let left = deadline - .now
+        let left = deadline - now
         guard left > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
         info = try await device.info(timeout: min(left, .seconds(10)))
     }
@@ -401,11 +404,15 @@ public actor GattConnection {
         return nextID
     }
 
+    /// The session's clock now.
+    var now: Duration { session.clock.elapsed() }
+
     /// Returns at the next state change, at `deadline`, or on cancellation.
-    private func waitForChange(until deadline: ContinuousClock.Instant) async {
+    private func waitForChange(until deadline: Duration) async {
         let id = makeID()
+        let clock = session.clock
         let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            try? await clock.sleep(deadline)
             await self?.wake(id)
         }
         await withTaskCancellationHandler {
@@ -423,8 +430,8 @@ public actor GattConnection {
     }
 
     /// Sleeps for `duration` (not past `deadline`), returning early on cancellation.
-    func sleep(for duration: Duration, until deadline: ContinuousClock.Instant) async {
-        try? await Task.sleep(until: min(.now + duration, deadline), clock: .continuous)
+    func sleep(for duration: Duration, until deadline: Duration) async {
+        try? await session.clock.sleep(min(now + duration, deadline))
     }
 
     private func wake(_ id: Int) {

@@ -1,16 +1,18 @@
 import Logging
 import Synchronization
+import Timing
 
 /// A private connection to a D-Bus message bus.
 ///
 /// ## Threading
 /// Each connection has ONE dispatch thread (``DBusDispatchLoop``) that owns the libdbus
 /// connection and does all libdbus work: it opens and registers the connection, marshals
-/// and sends messages, reads, dispatches, matches replies to calls by serial and enforces
-/// call deadlines. Public methods may be called from any task or thread; they validate
+/// and sends messages, reads, dispatches and matches replies to calls by serial; a timer
+/// that wakes on that thread enforces call deadlines. Public methods may be called from any task or thread; they validate
 /// input in Swift, then hand a command to the dispatch thread through a mutex-protected
 /// queue plus a wake-up pipe, and `await` a continuation — no blocking call ever runs on
-/// Swift's cooperative pool. Results come back as ``DBusMessage`` values (never libdbus
+/// Swift's cooperative pool. Call deadlines run on the clock given at connection
+/// (`ContinuousClock` by default; a test's `ManualClock`). Results come back as ``DBusMessage`` values (never libdbus
 /// pointers). Incoming method calls for exported objects are routed on a separate task
 /// and run per object in arrival order (see ``export(_:interfaces:)``).
 ///
@@ -52,25 +54,30 @@ public final class DBusConnection: Sendable {
     }
 
     /// Connects to the system bus (honouring `DBUS_SYSTEM_BUS_ADDRESS`) on a private
-    /// connection.
-    public static func systemBus(logger: Logger = Logger(label: "CardReaderKit.DBus")) async throws(DBusError)
-        -> DBusConnection
-    {
-        let (loop, info) = try await DBusDispatchLoop.start(.systemBus, logger: logger)
+    /// connection. Call deadlines run on `clock`.
+    public static func systemBus(
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit.DBus")
+    ) async throws(DBusError) -> DBusConnection {
+        let (loop, info) = try await DBusDispatchLoop.start(.systemBus, clock: ElapsedClock(clock), logger: logger)
         return DBusConnection(loop: loop, info: info, logger: logger)
     }
 
     /// Connects to the bus at `address` (e.g. `unix:path=/run/dbus/system_bus_socket`) on
-    /// a private connection and registers with it (`Hello`).
-    public static func connect(address: String, logger: Logger = Logger(label: "CardReaderKit.DBus"))
-        async throws(DBusError) -> DBusConnection
-    {
+    /// a private connection and registers with it (`Hello`). Call deadlines run on `clock`.
+    public static func connect(
+        address: String, clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "CardReaderKit.DBus")
+    ) async throws(DBusError) -> DBusConnection {
         guard DBusNameValidation.isValidString(address), !address.isEmpty else {
             throw .connectionFailed(name: "address", message: "invalid address")
         }
-        let (loop, info) = try await DBusDispatchLoop.start(.address(address), logger: logger)
+        let (loop, info) = try await DBusDispatchLoop.start(.address(address), clock: ElapsedClock(clock), logger: logger)
         return DBusConnection(loop: loop, info: info, logger: logger)
     }
+
+    /// The clock the connection's call deadlines run on, for the layers above that wait
+    /// on the same time (BlueZ connections).
+    package var clock: ElapsedClock { loop.clock }
 
     /// The connection's dispatch thread as a task executor. A task that makes many calls
     /// or follows signals runs here with `withTaskExecutorPreference(_:operation:)`: a
@@ -125,7 +132,7 @@ public final class DBusConnection: Sendable {
             throw .marshalling("unix fd passing is not supported on this connection")
         }
         if Task.isCancelled { throw .cancelled }
-        let call = DBusPendingCall(message, timeout: timeout)
+        let call = DBusPendingCall(message, timeout: timeout, now: loop.clock.elapsed())
         let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in

@@ -1,9 +1,10 @@
 internal import CDBus
 import Locking
 import Logging
+@_spi(Timers) import Timing
 
 /// Sending, replies matched to calls, deadlines and incoming messages: on the dispatch
-/// thread, except ``sendCall(_:_:)``, which runs on the caller's.
+/// thread, except ``sendCall(_:_:)``, which runs on the caller's, and the deadline timer.
 extension DBusDispatchLoop {
     /// Any thread: writes a method call from the calling thread and registers it for its
     /// reply (matched by serial in the filter, on the dispatch thread). The registration
@@ -26,20 +27,22 @@ extension DBusDispatchLoop {
         }
         let raw = try DBusMarshalling.makeMessage(message)
         defer { dbus_message_unref(raw) }
-        let sent = outbound.withLock { outbound -> (serial: UInt32, wake: Bool)? in
+        let sent = outbound.withLock { outbound -> (serial: UInt32, wake: Bool, timer: Duration?)? in
             guard let connection = outbound.connection else { return nil }
             var serial: UInt32 = 0
             // Writes at once when the socket takes it; what it does not take stays queued.
             guard dbus_connection_send(connection, raw, &serial) != 0 else { return nil }
-            var wake = dbus_connection_has_messages_to_send(connection) != 0
+            let wake = dbus_connection_has_messages_to_send(connection) != 0
+            var timer: Duration?
             if let call {
                 outbound.pending[serial] = call
-                wake = wake || outbound.nextDeadlineCheck.map { call.deadline < $0 } ?? true
+                timer = outbound.deadlines.schedule(serial, at: call.deadline)
             }
-            return (serial, wake)
+            return (serial, wake, timer)
         }
         guard let sent else { throw .disconnected(terminationReason) }
         if sent.wake { wakeUp() }
+        if let timer = sent.timer { startDeadlineTimer(until: timer) }
         if logger.logLevel <= .trace {
             var logged = message
             logged.serial = sent.serial
@@ -54,44 +57,34 @@ extension DBusDispatchLoop {
         outbound.withLock { outbound in
             if let serial = outbound.pending.first(where: { $0.value === call })?.key {
                 outbound.pending[serial] = nil
+                outbound.deadlines.cancel(serial)
             }
         }
     }
 
-    func expireDeadlines() {
-        let now = ContinuousClock.now
-        let expired = outbound.withLock { outbound -> [DBusPendingCall] in
-            guard !outbound.pending.isEmpty else { return [] }
+    /// Starts a timer that fails the calls whose deadline has passed when it wakes, then
+    /// sleeps until the next deadline unless another timer wakes in time for it (the
+    /// ``Timeline`` decides). Calls mostly share a timeout, so each deadline comes after
+    /// the timer's wake-up and one timer serves a busy connection; an idle connection has
+    /// none. The timer wakes on the dispatch thread, not on the cooperative pool, so a
+    /// deadline is kept however busy the pool is.
+    private func startDeadlineTimer(until wakeUp: Duration) {
+        clock.startTimer(until: wakeUp, on: self) { [weak self] woke in self?.expireDeadlines(timerWoke: woke) }
+    }
+
+    /// A deadline timer woke: fails every call now due with ``DBusError/timeout(_:)``, and
+    /// says when the timer wakes next, if it does.
+    private func expireDeadlines(timerWoke wakeUp: Duration) -> Duration? {
+        let now = clock.elapsed()
+        let (expired, next) = outbound.withLock { outbound -> ([DBusPendingCall], Duration?) in
             var expired: [DBusPendingCall] = []
-            for (serial, call) in outbound.pending where call.isFinished || call.deadline <= now {
-                outbound.pending[serial] = nil
-                expired.append(call)
+            while let serial = outbound.deadlines.popDue(at: now) {
+                if let call = outbound.pending.removeValue(forKey: serial) { expired.append(call) }
             }
-            return expired
+            return (expired, outbound.deadlines.sleeperWoke(from: wakeUp))
         }
         for call in expired { call.finish(.failure(.timeout(call.callDescription))) }
-    }
-
-    /// How long the thread sleeps at most: a caller whose call's deadline is later than
-    /// the next look needs no wake-up (every BlueZ call allows seconds), so a call costs
-    /// the dispatch thread nothing until its reply arrives. Idle, it looks once a second.
-    static let deadlineCheckInterval: Duration = .seconds(1)
-
-    /// The poll timeout: the earliest deadline, at most ``deadlineCheckInterval`` away,
-    /// noted for callers, whose earlier deadline must wake the thread.
-    func nextPollTimeout() -> Int32 {
-        let now = ContinuousClock.now
-        let wake = outbound.withLock { outbound -> ContinuousClock.Instant in
-            var earliest = now + Self.deadlineCheckInterval
-            for call in outbound.pending.values where call.deadline < earliest { earliest = call.deadline }
-            outbound.nextDeadlineCheck = earliest
-            return earliest
-        }
-        let remaining = wake - now
-        if remaining <= .zero { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
-        return Int32(clamping: milliseconds)
+        return next
     }
 
     // MARK: Incoming messages (dispatch thread, from the libdbus filter)
@@ -104,9 +97,12 @@ extension DBusDispatchLoop {
                 if let reply = try? DBusMarshalling.decodeMessage(raw) { internalHandler(reply) }
                 return DBUS_HANDLER_RESULT_HANDLED
             }
-            guard let call = outbound.withLock({ $0.pending.removeValue(forKey: replySerial) }) else {
-                return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            let answered = outbound.withLock { outbound -> DBusPendingCall? in
+                guard let call = outbound.pending.removeValue(forKey: replySerial) else { return nil }
+                outbound.deadlines.cancel(replySerial)
+                return call
             }
+            guard let call = answered else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
             do {
                 let reply = try DBusMarshalling.decodeMessage(raw)
                 logger.trace("D-Bus receive \(reply.logDescription)")

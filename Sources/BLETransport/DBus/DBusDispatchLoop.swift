@@ -1,6 +1,7 @@
 internal import CDBus
 import Locking
 import Logging
+@_spi(Timers) import Timing
 
 #if canImport(Glibc)
 import Glibc
@@ -28,8 +29,9 @@ struct DBusConnectInfo: Sendable {
 /// - A method call is the one exception, because its latency is the caller's: the calling
 ///   thread marshals it and writes it with `dbus_connection_send` (libdbus locks its
 ///   connections), registering it in ``Outbound`` under the same lock, so its reply, read
-///   on the dispatch thread, always finds it. The dispatch thread is woken only when it
-///   must look at the new deadline or write what libdbus could not.
+///   on the dispatch thread, always finds it. The dispatch thread is woken only to write
+///   what libdbus could not. Its deadline goes into ``Outbound/deadlines``, on ``clock``:
+///   a timer task, which wakes on this thread, fails the calls whose deadline passed.
 /// - Everything else reaches the loop through ``perform(_:)``: it appends a command
 ///   (a closure run on the dispatch thread) to a mutex-protected queue and, if the thread
 ///   sleeps, writes a byte to a wake-up pipe that it polls alongside the connection's
@@ -85,13 +87,14 @@ final class DBusDispatchLoop: @unchecked Sendable {
         /// Nil before the connection opens and once it is closed.
         var connection: OpaquePointer?
         var pending: [UInt32: DBusPendingCall] = [:]
+        /// The pending calls' deadlines, by serial, and the timers that wake for them.
+        var deadlines = Timeline<UInt32>()
         var canPassUnixFDs = false
-        /// When the dispatch thread looks at deadlines next without being woken (nil: not
-        /// yet running); a call with an earlier deadline wakes it.
-        var nextDeadlineCheck: ContinuousClock.Instant?
     }
 
     let outbound = Locked(Outbound())
+    /// What call deadlines are measured on.
+    let clock: ElapsedClock
 
     // MARK: Thread-confined state (dispatch thread only)
 
@@ -111,7 +114,8 @@ final class DBusDispatchLoop: @unchecked Sendable {
     var stopRequested = false
     var lostConnection = false
 
-    private init(logger: Logger) throws(DBusError) {
+    private init(clock: ElapsedClock, logger: Logger) throws(DBusError) {
+        self.clock = clock
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw .connectionFailed(name: "pipe", message: "cannot create wake-up pipe: errno \(errno)")
@@ -129,7 +133,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
     /// Loads libdbus if need be, then starts the dispatch thread, which opens and
     /// registers the connection (blocking libdbus calls happen there, never on the
     /// cooperative pool).
-    static func start(_ target: DBusConnectTarget, logger: Logger) async throws(DBusError)
+    static func start(_ target: DBusConnectTarget, clock: ElapsedClock, logger: Logger) async throws(DBusError)
         -> (DBusDispatchLoop, DBusConnectInfo)
     {
         do {
@@ -137,7 +141,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         } catch {
             throw .libraryUnavailable(error)
         }
-        let loop = try DBusDispatchLoop(logger: logger)
+        let loop = try DBusDispatchLoop(clock: clock, logger: logger)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusConnectInfo, DBusError>, Never>) in
             let started = DedicatedThread.start {
                 loop.run(target) { continuation.resume(returning: $0) }
@@ -173,7 +177,7 @@ final class DBusDispatchLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the dispatch thread (to look at deadlines, or to write what is queued).
+    /// Wakes the dispatch thread (to write what libdbus could not).
     func wakeUp() {
         shared.withLock { shared in
             if !shared.terminated { writeWakeByte() }
@@ -312,7 +316,6 @@ final class DBusDispatchLoop: @unchecked Sendable {
                 lostConnection = true
                 return "the bus connection was lost"
             }
-            expireDeadlines()
             if watchesChanged {
                 pollFDs.removeSubrange(2...)
                 for (fd, watch) in watches { pollFDs.append(pollfd(fd: fd, events: watch.events, revents: 0)) }
@@ -329,7 +332,9 @@ final class DBusDispatchLoop: @unchecked Sendable {
                 return shared.sleeping
             }
             if !sleeps && pollFDs.count == 2 { continue }
-            let result = poll(&pollFDs, nfds_t(pollFDs.count), sleeps ? nextPollTimeout() : 0)
+            // Nothing here is timed (call deadlines have a timer of their own), so an idle
+            // thread sleeps until the bus, a socket or the wake-up pipe has something.
+            let result = poll(&pollFDs, nfds_t(pollFDs.count), sleeps ? -1 : 0)
             if sleeps { shared.withLock { $0.sleeping = false } }
             if result < 0 && errno != EINTR {
                 lostConnection = true
@@ -369,7 +374,10 @@ final class DBusDispatchLoop: @unchecked Sendable {
     private func failEverything(reason: String) {
         lostConnection = true
         let calls = outbound.withLock { outbound in
-            defer { outbound.pending.removeAll() }
+            defer {
+                outbound.pending.removeAll()
+                outbound.deadlines = Timeline()
+            }
             return outbound.pending.values
         }
         for call in calls { call.finish(.failure(.disconnected(reason))) }

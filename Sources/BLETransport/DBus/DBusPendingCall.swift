@@ -3,7 +3,8 @@ import Locking
 /// The completion of one outgoing method call.
 ///
 /// It is finished exactly once, by whichever comes first: the dispatch thread (reply,
-/// error reply, deadline, connection loss) or the caller's task-cancellation handler.
+/// error reply, connection loss), the connection's deadline timer, or the caller's
+/// task-cancellation handler.
 /// The result may arrive before the caller's continuation is installed (cancellation
 /// racing with the start of the call); it is then kept and delivered on `install`. The
 /// state's lock makes the continuation resume exactly once, so it need not be a checked
@@ -11,7 +12,8 @@ import Locking
 final class DBusPendingCall: Sendable {
     typealias Continuation = UnsafeContinuation<Result<DBusMessage, DBusError>, Never>
 
-    let deadline: ContinuousClock.Instant
+    /// When the call times out, on its connection's clock (``DBusDispatchLoop/clock``).
+    let deadline: Duration
     private let call: (destination: String?, path: DBusObjectPath?, interface: String?, member: String?)
     private let timeout: Duration
 
@@ -23,8 +25,8 @@ final class DBusPendingCall: Sendable {
 
     private let state = Locked(State())
 
-    init(_ message: DBusMessage, timeout: Duration) {
-        deadline = .now + timeout
+    init(_ message: DBusMessage, timeout: Duration, now: Duration) {
+        deadline = now + timeout
         self.timeout = timeout
         call = (message.destination, message.path, message.interface, message.member)
     }

@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// The firmware update's steps inside the reader: pre-flight, ENTER FIRMWARE
 /// UPDATE, the YModem transfer (the link's bytes go to the YModem sender, not the frame

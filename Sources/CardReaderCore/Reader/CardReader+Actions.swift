@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// Doing what the state machine decides: every change to the link's state goes through
 /// ``change(_:)``, which reports a new connection state, and its actions through ``run(_:)``.

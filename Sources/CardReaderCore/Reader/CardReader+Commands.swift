@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// Sending commands and waiting for their answers: one at a time, each with its deadline,
 /// CANCEL on cancellation.

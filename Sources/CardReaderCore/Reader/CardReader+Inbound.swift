@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// What the link delivers goes to the state machine: notifications, and the link's end.
 extension CardReader {

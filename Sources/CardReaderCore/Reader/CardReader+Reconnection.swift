@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// Reconnecting after a drop, as the configured policy says.
 extension CardReader {

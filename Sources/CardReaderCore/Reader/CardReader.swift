@@ -1,5 +1,6 @@
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// A VPOS-class card reader: connect, then read cards. The same code drives a reader over
 /// Bluetooth LE and the emulated reader; what carries the bytes is the ``ReaderConnector``.

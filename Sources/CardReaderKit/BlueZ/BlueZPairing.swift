@@ -1,5 +1,6 @@
 internal import BLETransport
-@_spi(Timers) import CardReaderCore
+import CardReaderCore
+import Timing
 import Locking
 internal import Logging
 
@@ -72,7 +73,8 @@ struct BlueZPairing {
     private func pair() async -> Result<Void, BluetoothError> {
         let device = device
         let timeout = request.timeout
-        let outcome = await ElapsedClock(ContinuousClock()).run(until: timeout) { () -> Result<Void, BluetoothError> in
+        let clock = device.session.clock
+        let outcome = await clock.run(until: clock.elapsed() + timeout) { () -> Result<Void, BluetoothError> in
             do throws(BluetoothError) {
                 try await device.pair(timeout: timeout + .seconds(5))
                 return .success(())
@@ -97,6 +99,7 @@ struct BlueZPairing {
         let entry = request.passkey
         let prompt = PasskeyPrompt(reader: reader, timeLimit: request.passkeyTimeLimit)
         let reader = reader
+        let clock = device.session.clock
         return PairingResponder(
             accepts: { $0 == target },
             passkey: { _ in
@@ -107,7 +110,7 @@ struct BlueZPairing {
                     }
                     return nil
                 }
-                switch await ElapsedClock(ContinuousClock()).run(until: prompt.timeLimit, { await entry(prompt) }) {
+                switch await clock.run(until: clock.elapsed() + prompt.timeLimit, { await entry(prompt) }) {
                 case .finished(let passkey?):
                     return passkey.value
                 case .finished(nil):

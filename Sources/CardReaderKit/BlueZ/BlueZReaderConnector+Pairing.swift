@@ -1,6 +1,7 @@
 internal import BLETransport
 import FoundationEssentials
 internal import Logging
+import Timing
 
 /// Pairing over BlueZ: the reader must be in pairing mode (reader documentation §1.1).
 extension BlueZReaderConnector: PairingReaderConnector {
@@ -16,8 +17,9 @@ extension BlueZReaderConnector: PairingReaderConnector {
     /// `BlueZPairing` describes, and disconnects. A reader BlueZ already holds a bond with
     /// is left alone (`alreadyBonded`): BlueZ 5.66 cannot pair a bonded LE device again.
     public func pair(_ request: PairingRequest) async throws(PairingError) -> PairingOutcome {
-        let deadline = ContinuousClock.now + request.timeout
         return try await withAdapter { adapter throws(PairingError) in
+            let clock = adapter.session.clock
+            let deadline = clock.elapsed() + request.timeout
             let found: BluetoothDeviceInfo
             do throws(BluetoothError) {
                 found = try await adapter.find(filter, timeout: request.timeout)
@@ -26,7 +28,7 @@ extension BlueZReaderConnector: PairingReaderConnector {
             }
             if found.isBonded { return .alreadyBonded }
             var left = request
-            left.timeout = max(deadline - .now, .seconds(1))
+            left.timeout = max(deadline - clock.elapsed(), .seconds(1))
             let device = adapter.device(at: found.path)
             let pairing = BlueZPairing(device: device, adapter: adapter, request: left, reader: found.summary, logger: logger)
             do throws(PairingError) {
@@ -95,7 +97,7 @@ extension BlueZReaderConnector: PairingReaderConnector {
     ) async throws(PairingError) -> Value {
         let session: BluetoothSession
         do throws(BluetoothError) {
-            session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+            session = try await BluetoothSession.open(busAddress: busAddress, clock: clock, logger: logger)
         } catch {
             throw PairingError(.linkFailed, "\(error)", link: LinkError(error))
         }

@@ -1,5 +1,6 @@
 package import BLETransport
 public import Logging
+import Timing
 
 /// Opens links to a VPOS reader over BlueZ: finds it by name prefix (`VPOS3356-1A2B`,
 /// `VPOS`) or address on an adapter (the first powered one by default), discovers,
@@ -34,6 +35,9 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// Where ``pair(_:)`` notes when and how it paired, and ``unpair()`` forgets it (nil:
     /// nowhere); by default the user's state directory (``ReaderBondStore/userDefault``).
     public var bondStore: ReaderBondStore?
+    /// What ``timeout``, BlueZ's calls and the connection's retries are measured on:
+    /// `ContinuousClock` in production, a test's `ManualClock`.
+    public var clock: any Clock<Duration>
 
     /// A connector to the reader named or addressed by `reader`; nothing happens until
     /// ``connect()``. `maximumMTU` is clamped to 23…247.
@@ -41,9 +45,10 @@ public struct BlueZReaderConnector: ReaderConnector {
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
         timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: BlueZValueTransport = .acquiredSocket,
         maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ"),
-        bondStore: ReaderBondStore? = .userDefault
+        bondStore: ReaderBondStore? = .userDefault, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.bondStore = bondStore
+        self.clock = clock
         self.valueTransport = valueTransport
         self.maximumMTU = min(max(maximumMTU, 23), 247)
         self.reader = reader
@@ -67,19 +72,19 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// security (`LinkSecurityPolicy`) and binds TX and RX; closing the link closes that
     /// D-Bus connection.
     public func connect() async throws(LinkError) -> any ReaderLink {
-        let deadline = ContinuousClock.now + timeout
         let session: BluetoothSession
         do throws(BluetoothError) {
-            session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+            session = try await BluetoothSession.open(busAddress: busAddress, clock: clock, logger: logger)
         } catch {
             throw LinkError(error)
         }
+        let deadline = session.clock.elapsed() + timeout
         do throws(LinkError) {
             let adapter: BluetoothAdapter
             let found: BluetoothDeviceInfo
             do throws(BluetoothError) {
                 adapter = try await session.adapter(named: self.adapter)
-                found = try await adapter.find(filter, timeout: max(deadline - .now, .milliseconds(1)))
+                found = try await adapter.find(filter, timeout: max(deadline - session.clock.elapsed(), .milliseconds(1)))
             } catch {
                 throw LinkError(error)
             }
@@ -98,15 +103,16 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// A reader that needs an encrypted link this host cannot give is disconnected before
     /// TX or RX is touched: so bluetoothd never pairs by itself behind the caller's back.
     /// With `ownsSession`, closing the link closes the adapter's D-Bus connection too.
+    /// `deadline` is a time on the session's clock.
     package static func openLink(
-        to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: ContinuousClock.Instant,
+        to found: BluetoothDeviceInfo, on adapter: BluetoothAdapter, until deadline: Duration,
         attempts: Int, valueTransport: GattValueTransport, maximumMTU: Int, ownsSession: Bool, logger: Logger
     ) async throws(LinkError) -> BlueZReaderLink {
         logger.info("connecting", metadata: ["reader": "\(found.summary)", "adapter": "\(adapter.name)"])
         let connection: GattConnection
         do throws(BluetoothError) {
             connection = try await adapter.device(at: found.path).connect(
-                timeout: max(deadline - .now, .milliseconds(1)), attempts: attempts)
+                timeout: max(deadline - adapter.session.clock.elapsed(), .milliseconds(1)), attempts: attempts)
         } catch {
             throw found.isBonded && BlueZLinkSecurity.isEncryptionFailure(error)
                 ? LinkError.bondLost(found.summary, error.description) : LinkError(error)

@@ -1,5 +1,6 @@
 internal import BLETransport
 public import Logging
+import Timing
 
 /// Several readers over one D-Bus connection and one adapter: a shop's lanes driven from
 /// one process. Find every reader in range (or the ones named), then connect to each: every
@@ -29,7 +30,7 @@ public actor BlueZReaderFleet: ReaderFleet {
     /// The largest ATT MTU each link uses (writes of at most this − 3 bytes).
     public nonisolated let maximumMTU: Int
 
-    /// Where the fleet's readers log (`CardReaderKit.BlueZ` unless given to ``open(adapter:busAddress:valueTransport:maximumMTU:logger:)``).
+    /// Where the fleet's readers log (`CardReaderKit.BlueZ` unless given to ``open(adapter:busAddress:valueTransport:maximumMTU:logger:clock:)``).
     public nonisolated let logger: Logger
 
     private let adapter: BluetoothAdapter
@@ -48,13 +49,15 @@ public actor BlueZReaderFleet: ReaderFleet {
     }
 
     /// Opens the D-Bus connection and looks up `adapter` (the first powered one when nil).
-    /// Links write at most `maximumMTU` − 3 bytes at a time (23…247).
+    /// Links write at most `maximumMTU` − 3 bytes at a time (23…247). Scans, connections
+    /// and BlueZ's calls are timed on `clock`.
     public static func open(
         adapter: String? = nil, busAddress: String? = nil, valueTransport: BlueZValueTransport = .acquiredSocket,
-        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ"),
+        clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LinkError) -> BlueZReaderFleet {
         do throws(BluetoothError) {
-            let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
+            let session = try await BluetoothSession.open(busAddress: busAddress, clock: clock, logger: logger)
             do throws(BluetoothError) {
                 return BlueZReaderFleet(
                     adapter: try await session.adapter(named: adapter), valueTransport: valueTransport,
@@ -145,7 +148,7 @@ public actor BlueZReaderFleet: ReaderFleet {
         // The set-up's own bound starts with its turn: waiting behind the others' set-ups
         // (each bounded the same way) does not use it up.
         let link = try await BlueZReaderConnector.openLink(
-            to: target, on: adapter, until: .now + timeout, attempts: 3, valueTransport: valueTransport.gatt,
+            to: target, on: adapter, until: adapter.session.clock.elapsed() + timeout, attempts: 3, valueTransport: valueTransport.gatt,
             maximumMTU: maximumMTU, ownsSession: false, logger: logger)
         linkedBefore.insert(target.address)
         return link

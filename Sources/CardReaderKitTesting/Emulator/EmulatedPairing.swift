@@ -1,5 +1,6 @@
-@_spi(Timers) import CardReaderCore
+import CardReaderCore
 import ReaderProtocol
+import Timing
 
 /// One pairing of an ``EmulatedHost`` with an ``EmulatedReader``, bounded as its
 /// `PairingRequest` says, on the reader's clock.

@@ -1,6 +1,7 @@
-@_spi(Timers) import CardReaderCore
+import CardReaderCore
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// The reader's side of each command: its answer and status (reader documentation §3–§5).
 extension EmulatedReader {

@@ -1,6 +1,7 @@
-@_spi(Timers) import CardReaderCore
+import CardReaderCore
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// The reader's firmware update (documentation §7): ENTER FIRMWARE UPDATE, the YModem-1K
 /// transfer, the image's verification, the restart on the new firmware; and the faults a

@@ -1,6 +1,7 @@
 import Logging
 import CardReaderCore
 import ReaderProtocol
+import Timing
 
 /// Link security from firmware 3.0 (documentation §1.1): bonds, pairing mode, Just Works
 /// or Passkey Entry. Whatever carries the link does the cryptography (bluetoothd, or

@@ -1,6 +1,7 @@
-@_spi(Timers) import CardReaderCore
+import CardReaderCore
 import Logging
 import ReaderProtocol
+@_spi(Timers) import Timing
 
 /// The reader's side of the protocol, emulated: a VPOS3356-class reader with an optional
 /// card, behaving as the reader's documentation says (commands §3, GET INFO §4, status

@@ -19,7 +19,7 @@ func next<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: Dou
 func withBus(
     _ body: (TestBus, DBusConnection, DBusConnection) async throws -> Void
 ) async throws {
-    let bus = try TestBus()
+    let bus = try await TestBus.start()
     let client = try await DBusConnection.connect(address: bus.address)
     let server = try await DBusConnection.connect(address: bus.address)
     do {
@@ -39,7 +39,7 @@ func withFakeBlueZ(
     denying: [String] = [], _ setUp: (FakeBlueZ) throws -> Void = { _ in },
     _ body: (BluetoothSession, FakeBlueZ) async throws -> Void
 ) async throws {
-    let bus = try TestBus(denying: denying)
+    let bus = try await TestBus.start(denying: denying)
     let fake = try await FakeBlueZ.start(on: bus)
     let session: BluetoothSession
     do {

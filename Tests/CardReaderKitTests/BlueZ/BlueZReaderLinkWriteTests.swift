@@ -21,7 +21,7 @@ struct BlueZReaderLinkWriteTests {
     }
 
     @Test func aLongAPDUFrameLeavesAsWriteRequestsInOrderEvenWhereAcquireWriteIsOffered() async throws {
-        let bus = try TestBus()
+        let bus = try await TestBus.start()
         defer { withExtendedLifetime(bus) {} }
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestEnvironment
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,14 @@ package final class TestBus: @unchecked Sendable {
     /// Signalled when Foundation has seen the daemon exit.
     private let exited = DispatchSemaphore(value: 0)
 
-    package init(denying destinations: [String] = []) throws {
+    /// Starts a daemon and returns once it listens. The daemon is waited for on a thread of
+    /// its own, never on the cooperative pool the other tests' tasks share.
+    package static func start(denying destinations: [String] = []) async throws -> TestBus {
+        try await onThreadOfItsOwn { try TestBus(denying: destinations) }
+    }
+
+    /// Blocks until the daemon prints its address.
+    private init(denying destinations: [String]) throws {
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("crk-dbus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -63,12 +71,13 @@ package final class TestBus: @unchecked Sendable {
     }
 
     /// Kills the daemon abruptly (SIGKILL), as a crash would, and waits until Foundation has
-    /// seen it exit: at most 10 s, as Foundation learns of the exit only when the last copy
-    /// of a socket its child holds closes, and a copy held elsewhere must not hang the tests.
-    package func kill() {
+    /// seen it exit (on a thread of its own): at most 10 s, as Foundation learns of the exit
+    /// only when the last copy of a socket its child holds closes, and a copy held elsewhere
+    /// must not hang the tests.
+    package func kill() async {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        _ = exited.wait(timeout: .now() + 10)
+        await onThreadOfItsOwn { [exited] in _ = exited.wait(timeout: .now() + 10) }
     }
 
     /// Kills the daemon without waiting: a deinit runs on whatever thread let go of the
