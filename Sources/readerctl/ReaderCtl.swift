@@ -22,6 +22,7 @@ struct ReaderCtl: AsyncParsableCommand {
 
     /// Logs go to standard error, so standard output stays the result alone.
     static func main() async {
+        InterruptSignal.install()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let repeated = CommandLineCheck.repeatedOption(in: arguments) {

@@ -15,6 +15,17 @@ import Testing
         #expect(!result.standardOutput.contains("DOE/JOHN"))
     }
 
+    /// A recording named by a path that is a pipe — a shell's process substitution,
+    /// `readerctl decode <(ssh lane3 cat session.txt)`, here the test's pipe as
+    /// `/dev/stdin` — is read to its end: a pipe has no size to trust.
+    @Test func aRecordingFromAPipeIsReadToItsEnd() async throws {
+        let recording = try Data(contentsOf: ReaderctlProcess.repositoryRoot.appendingPathComponent("Fixtures/packets/swipe-mtu23.txt"))
+        let result = try await ReaderctlProcess.run(["decode", "/dev/stdin"], standardInput: recording)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("READ MAGNETIC STRIPE, status 00 success"))
+        #expect(result.standardOutput.contains("track2.pan: 411111******1111"))
+    }
+
     @Test func revealShowsCardData() async throws {
         let result = try await ReaderctlProcess.run(["decode", "--reveal", "Fixtures/packets/swipe-mtu23.txt"])
         #expect(result.status == 0)

@@ -174,6 +174,9 @@ final class InteractiveReaderctl: @unchecked Sendable {
         }
     }
 
+    /// What starts readerctl with signals blocked.
+    static let python = "/usr/bin/python3"
+
     private let process = Process()
     private let lock = NSCondition()
     private var errorText = ""
@@ -183,19 +186,27 @@ final class InteractiveReaderctl: @unchecked Sendable {
     /// When the first signal was sent.
     private var firstSignal: Date?
 
-    /// Starts readerctl with `arguments`, to be signalled by `triggers` in order; with
+    /// Starts readerctl with `arguments`, to be signalled by `triggers` in order. With
     /// `ignoring` (signal names such as `INT`), it starts with those signals ignored, as a
-    /// shell starts a background job, through `sh -c 'trap "" …; exec readerctl …'` (the
-    /// same process).
-    init(_ arguments: [String], ignoring ignored: [String] = [], _ triggers: Trigger...) throws {
+    /// shell starts a background job, through `sh -c 'trap "" …; exec readerctl …'`; with
+    /// `blocking`, with those signals blocked, as a program's worker thread starts a child,
+    /// through Python's `pthread_sigmask` and `execv` (the same process either way).
+    init(_ arguments: [String], ignoring ignored: [String] = [], blocking blocked: [String] = [], _ triggers: Trigger...) throws {
         pending = triggers
-        if ignored.isEmpty {
-            process.executableURL = ReaderctlProcess.executable
-            process.arguments = arguments
-        } else {
+        if !ignored.isEmpty {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "trap '' \(ignored.joined(separator: " ")); exec \"$0\" \"$@\"", ReaderctlProcess.executable.path]
                 + arguments
+        } else if !blocked.isEmpty {
+            let signals = blocked.map { "signal.SIG\($0)" }.joined(separator: ", ")
+            process.executableURL = URL(fileURLWithPath: Self.python)
+            process.arguments = [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [\(signals)]); os.execv(sys.argv[1], sys.argv[1:])",
+                ReaderctlProcess.executable.path,
+            ] + arguments
+        } else {
+            process.executableURL = ReaderctlProcess.executable
+            process.arguments = arguments
         }
         process.environment = ReaderctlProcess.childEnvironment()
         process.currentDirectoryURL = ReaderctlProcess.repositoryRoot
@@ -223,6 +234,14 @@ final class InteractiveReaderctl: @unchecked Sendable {
         }
         lock.broadcast()
         lock.unlock()
+    }
+
+    /// Sends `signal` now, for a test that knows the moment itself.
+    func send(_ signal: Int32) {
+        lock.lock()
+        firstSignal = firstSignal ?? Date()
+        lock.unlock()
+        kill(process.processIdentifier, signal)
     }
 
     /// Whether every trigger has fired.

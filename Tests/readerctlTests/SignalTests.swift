@@ -1,4 +1,5 @@
 import Foundation
+import TestEnvironment
 import Testing
 
 /// How readerctl ends on a signal, also when started with one ignored (SIGHUP as under
@@ -56,5 +57,31 @@ import Testing
         #expect(decoded.status == 0, "\(decoded.standardError)")
         #expect(decoded.standardOutput.contains("READ MAGNETIC STRIPE"))
         #expect(decoded.standardOutput.contains("CANCEL"))
+    }
+
+    /// Ctrl-C before any work with a reader has begun — here while `decode` waits for its
+    /// recording on a named pipe — ends readerctl at once with 130, also when SIGINT was
+    /// ignored at its start, as in a script's background job, or blocked, as when a
+    /// program's worker thread starts it. readerctl takes the signal from its first line:
+    /// when the handlers came with a command's work, such a signal was lost (ignored) or
+    /// waited forever (blocked), and `readerctl … & kill -INT $!` ran on.
+    @Test(arguments: [(["INT"], []), ([], ["INT"])])
+    func ctrlCBeforeAnyWorkEndsReaderctl(ignoring: [String], blocking: [String]) async throws {
+        try #require(
+            blocking.isEmpty || FileManager.default.isExecutableFile(atPath: InteractiveReaderctl.python),
+            "blocks signals with Python: apt-get install python3")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("early-signal-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("recording").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let run = try InteractiveReaderctl(["decode", fifo], ignoring: ignoring, blocking: blocking)
+        // Opening the pipe for writing returns once readerctl has opened it to read: it is
+        // running, past its start, and waits for the recording.
+        let writer = await onThreadOfItsOwn { open(fifo, O_WRONLY) }
+        try #require(writer >= 0)
+        defer { close(writer) }
+        run.send(SIGINT)
+        #expect(await run.waitForExit(within: 10) == 130)
     }
 }

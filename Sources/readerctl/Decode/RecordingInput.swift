@@ -21,10 +21,10 @@ enum RecordingInput {
             guard FileManager.default.fileExists(atPath: source) else {
                 throw Failure(source: source, reason: "no such file")
             }
-            guard let contents = FileManager.default.contents(atPath: source) else {
+            guard let contents = FileBytes.contents(atPath: source) else {
                 throw Failure(source: source, reason: "cannot be read (permissions, or a directory?)")
             }
-            bytes = [UInt8](contents)
+            bytes = contents
         }
         if BTSnoopFile.isBTSnoop(bytes) {
             do {

@@ -22,17 +22,17 @@ enum CommandRun {
         json: Bool = false, interruption: Interruption = .cancels, recording: RunRecording? = nil,
         revealingCardData reveal: Bool = false, _ work: @escaping @Sendable () async throws(Failure) -> Value
     ) async throws -> Value {
-        let interrupt = InterruptSignal()
-        let task = Task { () -> Result<Value, Failure> in
-            do throws(Failure) {
-                return .success(try await work())
-            } catch {
-                return .failure(error)
+        let task = InterruptSignal.cancelling {
+            Task { () -> Result<Value, Failure> in
+                do throws(Failure) {
+                    return .success(try await work())
+                } catch {
+                    return .failure(error)
+                }
             }
         }
-        interrupt.cancels(task)
         let outcome = await task.value
-        withExtendedLifetime(interrupt) {}
+        InterruptSignal.workEnded()
         // The run up to a failure is worth keeping too.
         let recorded = Result { () throws(ExitCode) in try recording?.finish(revealingCardData: reveal) }
         switch outcome {

@@ -7,51 +7,56 @@ import Glibc
 import Musl
 #endif
 
-/// Turns Ctrl-C (SIGINT), SIGTERM and SIGHUP into Swift task cancellation, so the
-/// operation tells the reader (CANCEL, or `CAN CAN` during a firmware transfer) and ends
-/// cleanly; readerctl then exits with 128 + the signal's number (130, 143, 129). A second
-/// signal exits at once.
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP, for the whole life of readerctl. While a command
+/// does work with a reader (``CommandRun``), a signal cancels it, so the operation tells
+/// the reader (CANCEL, or `CAN CAN` during a firmware transfer) and ends cleanly; readerctl
+/// then exits with 128 + the signal's number (130, 143, 129), and a second signal exits at
+/// once. At any other time — parsing the command line, reading a recording to decode,
+/// printing — readerctl exits with 128 + the signal's number at once, as the signal's
+/// default action would, having told no reader anything.
 ///
-/// The handlers are installed synchronously and do only what a signal handler may: each
-/// writes the signal's number to a pipe, which a dispatch source reads. (A dispatch signal
-/// source alone installs its handler asynchronously on Linux, so an early signal could be
-/// lost, or end the process.) Install it before starting the work, then hand it the task: a
-/// signal that comes before the task exists is remembered and cancels it on arrival.
+/// The handlers are installed first thing in `main`, before the command line is parsed,
+/// and stay: a signal that came before a command's work began was lost when the handlers
+/// came with the work and the signal was ignored at start (a script's background job), and
+/// `readerctl … & kill -INT $!` then ran on. Each handler does only what a signal handler
+/// may: it writes the signal's number to a pipe, which a dispatch source reads. (A dispatch
+/// signal source alone installs its handler asynchronously on Linux, so an early signal
+/// could be lost.)
 ///
 /// SIGHUP, when ignored at start (under `nohup`), stays ignored. Ctrl-C and SIGTERM are
-/// always handled: a shell starts a script's background jobs with SIGINT ignored, and
-/// `kill -INT` must still stop `readerctl emulate &` cleanly. Each signal's earlier
-/// handling is put back afterwards.
-final class InterruptSignal {
-    nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
+/// always handled, also when ignored or blocked at start: a shell starts a script's
+/// background jobs with SIGINT ignored, a program's worker thread starts its children with
+/// every signal blocked, and `kill -INT` must still stop `readerctl emulate &` cleanly.
+enum InterruptSignal {
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
-    /// The first signal that cancelled work, for the exit status (see ``cancelledExitCode``).
-    private static let received = Locked<Int32?>(nil)
+    nonisolated(unsafe) private static var pipeWriteEnd: Int32 = -1
+    /// Who a signal goes to; see ``Target``.
+    private static let target = Target()
+    /// The dispatch source that reads the pipe, kept for readerctl's life.
+    nonisolated(unsafe) private static var source: (any DispatchSourceRead)?
 
-    private let source: any DispatchSourceRead
-    private let target = Target()
-    private let readEnd: Int32
-    /// How each handled signal was set up before, to be put back.
-    private var previous: [(Int32, sigaction)] = []
-
-    init() {
+    /// Installs the handlers, once, before anything else runs.
+    static func install() {
         var ends: [Int32] = [-1, -1]
-        _ = pipe(&ends)
-        readEnd = ends[0]
-        Self.pipeWriteEnd = ends[1]
+        guard source == nil, pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        pipeWriteEnd = ends[1]
         let source = DispatchSource.makeReadSource(fileDescriptor: ends[0], queue: .global())
-        let target = target
         source.setEventHandler { [readEnd = ends[0]] in
             var byte: UInt8 = 0
             guard read(readEnd, &byte, 1) == 1 else { return }
-            guard target.interrupt(by: Int32(byte)) else { exit(128 + Int32(byte)) }
-            InterruptSignal.received.withLock { if $0 == nil { $0 = Int32(byte) } }
-            let again = byte == SIGINT ? "Ctrl-C" : "the signal"
-            StandardStreams.writeError("\ncancelling… (\(again) again to quit at once)\n")
+            let signal = Int32(byte)
+            switch target.interrupt(by: signal) {
+            case .cancelled, .remembered:
+                let again = signal == SIGINT ? "Ctrl-C" : "the signal"
+                StandardStreams.writeError("\ncancelling… (\(again) again to quit at once)\n")
+            case .exit:
+                exit(128 + signal)
+            }
         }
         source.resume()
-        self.source = source
-        for number in Self.signals {
+        Self.source = source
+        for number in signals {
             var old = sigaction()
             guard sigaction(number, nil, &old) == 0 else { continue }
             // C function pointers do not compare in Swift: compare the addresses.
@@ -68,53 +73,100 @@ final class InterruptSignal {
             // As signal() sets it: an interrupted write (a log line on stderr) is restarted,
             // not lost to EINTR.
             action.sa_flags = SA_RESTART
-            if sigaction(number, &action, nil) == 0 { previous.append((number, old)) }
+            sigaction(number, &action, nil)
         }
+        // A child inherits the signal mask of the thread that started it, and a program's
+        // worker threads (Swift's, dispatch's) block every signal: readerctl started by
+        // one, with Foundation's `Process` say, began with these blocked, and a signal then
+        // waited, pending, for a thread that took it. This (the main) thread takes them;
+        // threads started later inherit that.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in signals { sigaddset(&handled, number) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+    }
+
+    /// Starts the work a signal cancels: a signal that arrives while `start` creates the
+    /// task is kept for it, and cancels it as soon as it exists. Call ``workEnded()`` once
+    /// the task has ended.
+    static func cancelling<Success: Sendable>(_ start: () -> Task<Success, Never>) -> Task<Success, Never> {
+        target.beginWork()
+        let task = start()
+        target.set { task.cancel() }
+        return task
+    }
+
+    /// The work has ended: a signal from now on ends readerctl at once.
+    static func workEnded() {
+        target.endWork()
     }
 
     /// The exit status of a command whose work ended cancelled: 128 + the number of the
     /// signal that cancelled it (Ctrl-C 130 when none is known).
-    static var cancelledExitCode: ExitCode { ExitCode(128 + (received.withLock { $0 } ?? SIGINT)) }
+    static var cancelledExitCode: ExitCode { ExitCode(128 + (target.firstSignal ?? SIGINT)) }
 
-    /// The task a Ctrl-C cancels.
-    func cancels(_ task: Task<some Sendable, Never>) {
-        target.set { task.cancel() }
-    }
-
-    deinit {
-        for (number, old) in previous {
-            var old = old
-            sigaction(number, &old, nil)
-        }
-        source.cancel()
-        close(Self.pipeWriteEnd)
-        close(readEnd)
-    }
-
+    /// What a signal does, by when it comes.
     private final class Target: Sendable {
+        enum Outcome {
+            /// The work's task was cancelled.
+            case cancelled
+            /// The work is being started; its task is cancelled when it is set.
+            case remembered
+            /// No work to cancel, or a second signal: readerctl ends.
+            case exit
+        }
+
+        private enum Phase {
+            /// No work: a signal ends readerctl.
+            case idle
+            /// Work is being started; the signal, if one came, is kept for it.
+            case starting
+            /// The work's task, cancelled by the first signal.
+            case working(cancel: @Sendable () -> Void)
+        }
+
         private struct State {
-            var cancel: (@Sendable () -> Void)?
+            var phase = Phase.idle
+            /// The first signal that cancelled (or was kept for) work.
             var signal: Int32?
         }
 
         private let state = Locked(State())
 
+        var firstSignal: Int32? { state.withLock { $0.signal } }
+
+        func beginWork() {
+            state.withLock { $0.phase = .starting }
+        }
+
         func set(_ cancel: @escaping @Sendable () -> Void) {
             let already = state.withLock { state in
-                state.cancel = cancel
+                state.phase = .working(cancel: cancel)
                 return state.signal != nil
             }
             if already { cancel() }
         }
 
-        /// Cancels the task; true the first time.
-        func interrupt(by signal: Int32) -> Bool {
-            let (first, cancel) = state.withLock { state in
-                defer { if state.signal == nil { state.signal = signal } }
-                return (state.signal == nil, state.cancel)
+        func endWork() {
+            state.withLock { $0.phase = .idle }
+        }
+
+        func interrupt(by signal: Int32) -> Outcome {
+            let (outcome, cancel) = state.withLock { state -> (Outcome, (@Sendable () -> Void)?) in
+                guard state.signal == nil else { return (.exit, nil) }
+                switch state.phase {
+                case .idle:
+                    return (.exit, nil)
+                case .starting:
+                    state.signal = signal
+                    return (.remembered, nil)
+                case .working(let cancel):
+                    state.signal = signal
+                    return (.cancelled, cancel)
+                }
             }
-            if first { cancel?() }
-            return first
+            cancel?()
+            return outcome
         }
     }
 }

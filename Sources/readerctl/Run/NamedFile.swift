@@ -83,12 +83,12 @@ struct NamedFile: Sendable {
     /// The whole file; a problem is reported and ends the command with `status`.
     func read(exitStatus status: ExitStatus) throws(ExitCode) -> [UInt8] {
         try checkReadable(exitStatus: status)
-        guard let contents = FileManager.default.contents(atPath: path) else {
+        guard let contents = FileBytes.contents(atPath: path) else {
             throw Self.report(
                 Problem(description: "cannot read the \(role) \(path)", fix: "check that it is a regular file this user can read"),
                 status)
         }
-        return [UInt8](contents)
+        return contents
     }
 
     private static func report(_ problem: Problem, _ status: ExitStatus) -> ExitCode {

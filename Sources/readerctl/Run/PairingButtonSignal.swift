@@ -8,7 +8,7 @@ import Musl
 /// `readerctl emulate`: SIGUSR1 holds the emulated reader's pairing button, as a person
 /// holds a real reader's for 3 s (reader documentation §1.1: pairing mode for 120 s).
 ///
-/// As ``InterruptSignal`` does, the handler is installed synchronously and only writes a
+/// As for ``InterruptSignal``, the handler is installed synchronously and only writes a
 /// byte to a pipe that a dispatch source reads: a SIGUSR1 that arrives early is neither
 /// lost nor fatal (its default action ends the process).
 final class PairingButtonSignal {

@@ -24,20 +24,9 @@ enum StandardStreams {
         }
     }
 
-    /// Everything on standard input, up to its end.
+    /// Everything on standard input, up to its end (what came before a read error).
     static func readInput() -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = read(STDIN_FILENO, &buffer, buffer.count)
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return bytes
-            }
-        }
+        FileBytes.readToEnd(STDIN_FILENO) ?? []
     }
 }
 
