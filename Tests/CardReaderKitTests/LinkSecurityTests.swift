@@ -37,7 +37,8 @@ import Testing
     /// ON, ICC APDU and ENTER FIRMWARE UPDATE are refused before anything is written.
     @Test func cardOperationsAreRefusedOnAnUnencryptedLinkBeforeAnythingIsWritten() async throws {
         let scripted = ScriptedReader(security: .unencrypted)
-        let reader = CardReader(connector: scripted.connector)
+        // A clock nobody advances: the reader answers when the test says, however long that takes.
+        let reader = CardReader(connector: scripted.connector, clock: ManualClock())
         try await reader.connect()
         #expect(await reader.linkSecurity == .unencrypted)
         async let info = reader.info()
@@ -75,7 +76,8 @@ import Testing
         let lines = Locked<[CapturingLogHandler.Line]>([])
         let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
         let reader = CardReader(
-            connector: scripted.connector, configuration: CardReader.Configuration(allowsUnencryptedLink: true), logger: logger)
+            connector: scripted.connector, configuration: CardReader.Configuration(allowsUnencryptedLink: true),
+            clock: ManualClock(), logger: logger)
         for _ in 0..<2 {
             try await reader.connect()
             async let state = reader.cardSlotState()

@@ -6,19 +6,23 @@ import MetricsTestKit
 import Testing
 
 /// The metrics a reader session reports (names and dimensions as the README documents
-/// them), through swift-metrics' test factory, set for the reader's creation only.
+/// them), through swift-metrics' test factory, set for the reader's creation only. The
+/// reader and the emulated reader share a manual clock: a firmware update steps it through
+/// the reader's restart; nothing else moves it.
 @Suite(.timeLimit(.minutes(1))) struct ReaderMetricsTests {
     let metrics = TestMetrics()
     let name = "emulated VPOS3356"
+    let clock = ManualClock()
 
     func reader(
         scenario: [String] = [], configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
         reconnect: ReconnectPolicy? = nil
     ) throws -> CardReader {
         let emulator = EmulatedReader(
-            card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), configuration: configuration)
+            card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), configuration: configuration, clock: clock)
         return withMetricsFactory(metrics) {
-            CardReader(connector: EmulatedReaderConnector(reader: emulator), configuration: .init(reconnect: reconnect))
+            CardReader(
+                connector: EmulatedReaderConnector(reader: emulator), configuration: .init(reconnect: reconnect), clock: clock)
         }
     }
 
@@ -51,7 +55,7 @@ import Testing
         let fast = EmulatedReaderConfiguration(firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50))
         let good = try reader(configuration: fast)
         try await good.connect()
-        _ = try await good.updateFirmware(image: image).run()
+        _ = try await clock.advancing(throughSleepsWithin: .milliseconds(50)) { try await good.updateFirmware(image: image).run() }
         let corrupt = try reader(scenario: ["firmware-corrupt"], configuration: fast)
         try await corrupt.connect()
         _ = try? await corrupt.updateFirmware(image: image).run()
@@ -69,7 +73,9 @@ import Testing
         let prompt = EmulatedReaderConfiguration(firmwareDisconnectDelay: .zero, firmwareRestartTime: .milliseconds(50))
         let reader = try reader(configuration: prompt, reconnect: ReconnectPolicy())
         try await reader.connect()
-        let report = try await reader.updateFirmware(image: image).run()
+        let report = try await clock.advancing(throughSleepsWithin: .milliseconds(50)) {
+            try await reader.updateFirmware(image: image).run()
+        }
         #expect(report.version == "3.2.0")
         #expect(try await reader.info().firmwareVersion == "3.2.0")
         #expect(metrics.counters(label: "cardreader_link_losses_total").isEmpty)

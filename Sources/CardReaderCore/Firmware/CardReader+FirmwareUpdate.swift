@@ -239,6 +239,10 @@ extension CardReader {
         }
     }
 
+    /// How long the update waits before connecting again to a restarting reader that
+    /// refused the last attempt at once.
+    private static let pauseAfterRefusedReturn = Duration.milliseconds(250)
+
     /// Connects again through the connector and asks GET INFO, attempt after attempt, until
     /// `limit`: a reader that takes a connection before it answers (still starting) is
     /// tried again, not reported as failed.
@@ -279,8 +283,10 @@ extension CardReader {
                 throw failure
             case .failure(let error):
                 logger.debug("the restarted reader is not back yet: \(error)")
-                // A refused connection comes back at once: do not spin.
-                try? await clock.sleep(for: .milliseconds(250))
+                // A refused connection comes back at once: do not spin, nor wait past the
+                // deadline (an attempt that timed out has used it up).
+                let pause = min(Self.pauseAfterRefusedReturn, deadline - timing.elapsed())
+                if pause > .zero { try? await clock.sleep(for: pause) }
             }
         }
         let error = CardReaderError.firmwareUpdateFailed(.readerDidNotReturn(after: limit))

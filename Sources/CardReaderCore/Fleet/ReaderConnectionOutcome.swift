@@ -1,4 +1,4 @@
-/// One reader's connection attempt in ``ReaderFleet/connectAll(_:timeout:configuration:)``:
+/// One reader's connection attempt in ``ReaderFleet/connectAll(_:timeout:configuration:clock:)``:
 /// its reader, or why it could not connect.
 public struct ReaderConnectionOutcome<Found: Sendable>: Sendable {
     /// The reader, as the fleet found it.

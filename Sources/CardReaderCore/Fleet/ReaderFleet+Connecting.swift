@@ -4,16 +4,18 @@ extension ReaderFleet {
     /// A fleet may make first set-ups take turns (BlueZ sets up one connection at a time):
     /// each then has `timeout` from its turn, so the last may end up to `readers.count` ×
     /// `timeout` after the call, and each reader's connection bound is raised to that.
+    /// Each `CardReader` keeps its deadlines on `clock`.
     public func connectAll(
         _ readers: [Found], timeout: Duration = .seconds(15),
-        configuration: CardReader.Configuration = CardReader.Configuration()
+        configuration: CardReader.Configuration = CardReader.Configuration(), clock: any Clock<Duration> = ContinuousClock()
     ) async -> [ReaderConnectionOutcome<Found>] {
         var configuration = configuration
         configuration.connectTimeout = max(configuration.connectTimeout, timeout * max(1, readers.count))
         return await withTaskGroup(of: (Int, ReaderConnectionOutcome<Found>).self) { group in
             for (index, found) in readers.enumerated() {
                 let reader = CardReader(
-                    connector: connector(for: found, timeout: timeout), configuration: configuration, logger: logger)
+                    connector: connector(for: found, timeout: timeout), configuration: configuration, clock: clock,
+                    logger: logger)
                 group.addTask {
                     do throws(CardReaderError) {
                         try await reader.connect()

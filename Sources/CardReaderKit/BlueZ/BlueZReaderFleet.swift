@@ -107,7 +107,7 @@ public actor BlueZReaderFleet: ReaderFleet {
         FleetReaderConnector(fleet: self, device: device, timeout: timeout)
     }
 
-    /// One reader's connection attempt in ``connectAll(_:timeout:configuration:)``.
+    /// One reader's connection attempt in ``connectAll(_:timeout:configuration:clock:)``.
     public typealias ConnectionOutcome = ReaderConnectionOutcome<DiscoveredReader>
 
     /// Closes the D-Bus connection; links still open through it drop.

@@ -131,6 +131,22 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// Moves time forward to the earliest instant a task sleeps until, if that is within
+    /// `horizon` from now, waking every sleeper due then; returns whether it moved. A
+    /// test steps through the timings of the code under test this way (each back-off,
+    /// each late answer) without passing a deadline further away.
+    @discardableResult
+    public func advanceToNextSleeper(within horizon: Duration) -> Bool {
+        let step = state.withLock { state -> Duration? in
+            guard let earliest = state.sleepers.map(\.deadline).min() else { return nil }
+            let step = state.now.duration(to: earliest)
+            return step <= horizon ? step : nil
+        }
+        guard let step else { return false }
+        advance(by: step)
+        return true
+    }
+
     /// Waits until at least `count` tasks sleep on this clock — counting only those due
     /// within `horizon` from now, and no sooner than `earliest` from now, when given — or
     /// fails after `limit` of real time: the bound that keeps a broken test from hanging.

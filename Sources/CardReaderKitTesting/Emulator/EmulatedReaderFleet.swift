@@ -46,17 +46,17 @@ public struct EmulatedReaderFleet: ReaderFleet {
 
     /// `count` readers (at least one) named ``memberName(_:)`` 1…`count`, each holding
     /// `card` under `scenario`, configured as `configuration` but for its name and serial
-    /// number (`EMU00001`, `EMU00002`, …).
+    /// number (`EMU00001`, `EMU00002`, …), reading time from `clock`.
     public init(
         count: Int, card: EmulatedCard? = .visaTest, scenario: EmulatorScenario = EmulatorScenario(),
         configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(), mtu: Int = 23,
-        logger: Logger = Logger(label: "CardReaderKit")
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit")
     ) {
         let readers = (1...max(1, count)).map { index in
             var configuration = configuration
             configuration.name = Self.memberName(index)
             configuration.info.serialNumber = "EMU" + Self.digits(index, width: 5)
-            return EmulatedReader(card: card, scenario: scenario, configuration: configuration)
+            return EmulatedReader(card: card, scenario: scenario, configuration: configuration, clock: clock)
         }
         self.init(readers: readers, mtu: mtu, logger: logger)
     }

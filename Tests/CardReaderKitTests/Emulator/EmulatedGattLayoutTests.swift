@@ -25,19 +25,25 @@ struct EmulatedGattLayoutTests {
     }
 
     /// An update from 3.1.0 to the fixture image 3.2.0 (`Fixtures/firmware/vpos3356-3.2.0.vfw`)
-    /// changes the table the reader serves once it has restarted; the bond stays.
+    /// changes the table the reader serves once it has restarted; the bond stays. The clock
+    /// steps through the reader's restart: it drops the link 10 ms after verifying the
+    /// image and is back 50 ms later.
     @Test func anUpdateTo3Point2MovesTheDataService() async throws {
+        let clock = ManualClock()
         let emulator = EmulatedReader(
             configuration: EmulatedReaderConfiguration(
-                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50)))
+                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50)),
+            clock: clock)
         #expect(await emulator.gattLayout.order == .dataServiceFirst)
-        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator))
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator), clock: clock)
         try await reader.connect()
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
                 "Fixtures/firmware/vpos3356-3.2.0.vfw")
         let image = try FirmwareImage(bytes: Array(try Data(contentsOf: file)))
-        let report = try await reader.updateFirmware(image: image).run()
+        let report = try await clock.advancing(throughSleepsWithin: .milliseconds(50)) {
+            try await reader.updateFirmware(image: image).run()
+        }
         #expect(report.previousVersion == "3.1.0" && report.version == "3.2.0")
         #expect(await emulator.gattLayout == EmulatedGattLayout(firmwareRevision: "3.2.0"))
         #expect(await emulator.gattLayout.order == .dataServiceLast)

@@ -129,7 +129,8 @@ import Testing
     /// Accepted, the link carries YModem from the next byte: the reader's `C`; the host's
     /// `CAN CAN` brings frames back at once.
     @Test func enterFirmwareUpdateSwitchesTheLinkToYModem() async throws {
-        let reader = EmulatedReader()
+        // No `C` again (the reader asks once a second) while the test looks: the clock stays.
+        let reader = EmulatedReader(clock: ManualClock())
         let connection = try await reader.connect(maximumNotificationLength: 20, encrypted: true)
         var inbound = connection.notifications.makeAsyncIterator()
         try await reader.receive(try ReaderCommand.enterFirmwareUpdate(imageSize: 3028).frame.encoded(), connection: connection.id)

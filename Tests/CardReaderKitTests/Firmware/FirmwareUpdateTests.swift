@@ -7,11 +7,13 @@ import Synchronization
 import Testing
 import TestEnvironment
 
-/// `CardReader.updateFirmware` against the emulated reader (documentation §7), on the
-/// continuous clock with a reader that restarts in 50 ms. The image is the fixture
-/// `Fixtures/firmware/vpos3356-2.5.0.vfw` (built with Python's `zlib.crc32`; the emulated
-/// reader runs 2.4.1). Deadlines that a test exercises are short; the others are the
-/// documented ones, which a passing test never reaches.
+/// `CardReader.updateFirmware` against the emulated reader (documentation §7), the reader
+/// and the emulator on one manual clock: the emulated reader drops the link 10 ms after
+/// verifying an image and is back 50 ms later, and a test moves the clock through those
+/// (``Bench/driveRestart()``) and through any other timing it exercises; every deadline
+/// that a test does not advance to never passes, however busy the machine. The image is
+/// the fixture `Fixtures/firmware/vpos3356-2.5.0.vfw` (built with Python's `zlib.crc32`;
+/// the emulated reader runs 2.4.1).
 @Suite(.timeLimit(.minutes(1)))
 struct FirmwareUpdateTests {
     static let image: FirmwareImage = {
@@ -27,45 +29,86 @@ struct FirmwareUpdateTests {
     }()
 
     struct Bench {
+        static let disconnectDelay = Duration.milliseconds(10)
+        static let restartTime = Duration.milliseconds(50)
+
+        let clock = ManualClock()
         let emulator: EmulatedReader
         let reader: CardReader
+        /// The emulated reader's connector, behind one that counts the packets the host writes.
+        let connector: EmulatedReaderConnector
+        let control = ConnectorControl()
 
         init(scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85) async throws {
             var configuration = EmulatedReaderConfiguration(
-                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50))
+                firmwareDisconnectDelay: Self.disconnectDelay, firmwareRestartTime: Self.restartTime)
             configuration.info.batteryPercent = battery
             configuration.info.firmwareVersion = "2.4.1"
-            emulator = EmulatedReader(scenario: try EmulatorScenario(parsing: scenario), configuration: configuration)
+            emulator = EmulatedReader(
+                scenario: try EmulatorScenario(parsing: scenario), configuration: configuration, clock: clock)
             // A reader before 3.0: its link is unencrypted, and the update runs only because
             // the configuration allows that.
+            connector = EmulatedReaderConnector(reader: emulator, mtu: mtu)
             reader = CardReader(
-                connector: EmulatedReaderConnector(reader: emulator, mtu: mtu),
-                configuration: CardReader.Configuration(allowsUnencryptedLink: true))
+                connector: ControlledConnector(base: connector, control: control),
+                configuration: CardReader.Configuration(allowsUnencryptedLink: true), clock: clock)
             try await reader.connect()
         }
 
-        /// Runs the update; the phases seen, in order, without repeats, and the outcome.
-        func update(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
-            async -> (phases: [FirmwareUpdateProgress.Phase], progress: [FirmwareUpdateProgress],
-                result: Result<FirmwareUpdateReport, CardReaderError>)
+        /// Runs `body` while the clock steps through the reader's restart after it verified
+        /// an image (its disconnect delay, then its restart time: the host's connection
+        /// waits for it) and any shorter timing of the emulated reader, such as a late
+        /// acknowledgement; never through a deadline of the host.
+        func throughRestart<Value: Sendable>(_ body: @Sendable () async throws -> Value) async rethrows -> Value {
+            try await clock.advancing(throughSleepsWithin: Self.restartTime, during: body)
+        }
+
+        /// Runs the update, with `drive` moving the clock meanwhile; the phases seen, in
+        /// order, without repeats, and the outcome.
+        func update(
+            _ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init(),
+            driving drive: (@Sendable (Bench) async throws -> Void)? = nil
+        ) async throws -> (phases: [FirmwareUpdateProgress.Phase], progress: [FirmwareUpdateProgress],
+            result: Result<FirmwareUpdateReport, CardReaderError>)
         {
             let seen = Seen()
-            let result: Result<FirmwareUpdateReport, CardReaderError>
-            do throws(CardReaderError) {
-                result = .success(try await reader.updateFirmware(image: image, options: options).run { seen.add($0) })
-            } catch {
-                result = .failure(error)
+            let reader = reader
+            let run = Task { () -> Result<FirmwareUpdateReport, CardReaderError> in
+                do throws(CardReaderError) {
+                    return .success(try await reader.updateFirmware(image: image, options: options).run { seen.add($0) })
+                } catch {
+                    return .failure(error)
+                }
             }
+            if let drive {
+                do {
+                    try await drive(self)
+                } catch {
+                    run.cancel()
+                    throw error
+                }
+            }
+            let result = await run.value
             let progress = seen.all
             var phases: [FirmwareUpdateProgress.Phase] = []
             for item in progress where phases.last != item.phase { phases.append(item.phase) }
             return (phases, progress, result)
         }
 
-        func failure(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
-            async -> FirmwareUpdateError?
+        /// An update that ends in the reader's restart.
+        func updateThroughRestart(_ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init())
+            async throws -> (phases: [FirmwareUpdateProgress.Phase], progress: [FirmwareUpdateProgress],
+                result: Result<FirmwareUpdateReport, CardReaderError>)
         {
-            guard case .failure(let failure) = await update(image, options: options).result, let error = failure.firmwareUpdate
+            try await throughRestart { try await update(image, options: options) }
+        }
+
+        func failure(
+            _ image: FirmwareImage = FirmwareUpdateTests.image, options: FirmwareUpdateOptions = .init(),
+            driving drive: (@Sendable (Bench) async throws -> Void)? = nil
+        ) async throws -> FirmwareUpdateError? {
+            guard case .failure(let failure) = try await update(image, options: options, driving: drive).result,
+                let error = failure.firmwareUpdate
             else {
                 return nil
             }
@@ -93,7 +136,7 @@ struct FirmwareUpdateTests {
 
     @Test(arguments: [23, 247]) func aGoodImageIsInstalledAndConfirmed(mtu: Int) async throws {
         let bench = try await Bench(mtu: mtu)
-        let (phases, progress, result) = await bench.update()
+        let (phases, progress, result) = try await bench.updateThroughRestart()
         let report = try result.get()
         #expect(report.previousVersion == "2.4.1" && report.version == "2.5.0" && report.bytes == 3028)
         #expect(phases == [.checking, .entering, .transferring, .verifying, .restarting, .reconnecting, .confirming, .completed])
@@ -111,7 +154,7 @@ struct FirmwareUpdateTests {
         var generator = SystemRandomNumberGenerator()
         let payload = (0..<(300 * 1024)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.9.0", payload: payload))
-        #expect(try await bench.update(image).result.get().version == "2.9.0")
+        #expect(try await bench.updateThroughRestart(image).result.get().version == "2.9.0")
         try await bench.expectUsable(on: "2.9.0")
     }
 
@@ -122,12 +165,12 @@ struct FirmwareUpdateTests {
     @Test func anUpdateTo3Point0EndsAskingForPairing() async throws {
         let bench = try await Bench()
         let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.0.0", payload: [1, 2, 3]))
-        let failure = try #require(await bench.failure(image, options: FirmwareUpdateOptions(returnTimeout: .seconds(30))))
+        let failure = try #require(
+            try await bench.throughRestart { try await bench.failure(image, options: FirmwareUpdateOptions(returnTimeout: .seconds(30))) })
         #expect(failure.code == .readerNeedsPairing)
         #expect(failure.link?.code == .notPaired)
         #expect(!failure.oldFirmwareKept)
-        let connector = try #require(bench.reader.connector as? EmulatedReaderConnector)
-        #expect(try await connector.pair(PairingRequest()) == .paired(.justWorks))
+        #expect(try await bench.connector.pair(PairingRequest()) == .paired(.justWorks))
         try await bench.reader.connect()
         #expect(await bench.reader.linkSecurity == .encrypted)
         try await bench.expectUsable(on: "3.0.0")
@@ -136,8 +179,9 @@ struct FirmwareUpdateTests {
     /// An image before 3.0 is not installed on a reader whose link is encrypted: this host
     /// would never use it again (no downgrade). Nothing is sent.
     @Test func anImageBefore3Point0IsNotInstalledOverAnEncryptedLink() async throws {
-        let emulator = EmulatedReader()
-        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator))
+        let clock = ManualClock()
+        let emulator = EmulatedReader(clock: clock)
+        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator), clock: clock)
         try await reader.connect()
         #expect(await reader.linkSecurity == .encrypted)
         do {
@@ -152,13 +196,13 @@ struct FirmwareUpdateTests {
     @Test func anImageForAnotherModelIsRefusedBeforeAnythingIsSent() async throws {
         let bench = try await Bench()
         let image = try FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS9999", version: "2.5.0", payload: [1, 2]))
-        #expect(await bench.failure(image) == .invalidImage(.wrongModel(image: "VPOS9999", reader: "VPOS3356")))
+        #expect(try await bench.failure(image) == .invalidImage(.wrongModel(image: "VPOS9999", reader: "VPOS3356")))
         try await bench.expectUsable(on: "2.4.1")
     }
 
     @Test func aLowBatteryIsRefusedBeforeEnteringUpdateMode() async throws {
         let bench = try await Bench(battery: 29)
-        let (phases, _, result) = await bench.update()
+        let (phases, _, result) = try await bench.update()
         #expect(phases == [.checking])
         guard case .failure(let failure) = result, let error = failure.firmwareUpdate else { return #expect(Bool(false)) }
         #expect(error == .batteryTooLow(percent: 29, required: 30))
@@ -168,7 +212,7 @@ struct FirmwareUpdateTests {
     /// With the host's battery check off, the reader's own (§7.1: `0B` below 30 %) refuses.
     @Test func theReaderRefusesWithItsStatus() async throws {
         let bench = try await Bench(battery: 20)
-        let error = await bench.failure(options: FirmwareUpdateOptions(minimumBattery: 0))
+        let error = try await bench.failure(options: FirmwareUpdateOptions(minimumBattery: 0))
         #expect(error == .refused(.batteryTooLow))
         #expect(CardReaderError.firmwareUpdateFailed(error ?? .verificationFailed).readerStatus == .batteryTooLow)
         try await bench.expectUsable(on: "2.4.1")
@@ -176,7 +220,10 @@ struct FirmwareUpdateTests {
 
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aNAKedBlockIsSentAgain() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:3", "firmware-nak=3"])
-        let report = try await bench.update().result.get()
+        // The sender waits for 1 s of quiet after each NAK; the restart is shorter.
+        let report = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) {
+            try await bench.update().result.get()
+        }
         #expect(report.version == "2.5.0")
         // Block 2 twice in 1 KiB, then (two failures) in 128-byte blocks, the first of which
         // the reader refuses once more; block 3's NAK lands on a 128-byte block too.
@@ -187,10 +234,14 @@ struct FirmwareUpdateTests {
     /// A reader whose microcontroller reads the update through a 512-byte UART buffer at
     /// 115,200 baud (`firmware-uart`): the in-process link delivers a whole 1 KiB block at
     /// once, so the buffer overflows on every one; after two failed attempts the sender
-    /// goes on in 128-byte blocks, which fit, and the image arrives whole.
+    /// goes on in 128-byte blocks, which fit, and the image arrives whole. The clock moves
+    /// as the reader's microcontroller does: its UART read every 5 ms, 1 s of silence that
+    /// cuts a block short, 200 ms of quiet before its `NAK`.
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aReaderWhoseUARTOverflowsGetsTheImageIn128ByteBlocks() async throws {
         let bench = try await Bench(scenario: ["firmware-uart=512:11520"], mtu: 247)
-        let report = try await bench.update().result.get()
+        let report = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) {
+            try await bench.update().result.get()
+        }
         #expect(report.version == "2.5.0")
         #expect(report.fellBackToSmallBlocks)
         #expect(report.resentBlocks == 2)  // block 1's second 1 KiB attempt, then its first 128 bytes
@@ -200,13 +251,15 @@ struct FirmwareUpdateTests {
     /// The reader gives up on a block after 10 failed attempts (`CAN CAN`, §7.2).
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aBlockRefusedTenTimesEndsTheTransfer() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:10"])
-        #expect(await bench.failure() == .abortedByReader(block: 2))
+        // The sender waits for 1 s of quiet after each NAK.
+        let error = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) { try await bench.failure() }
+        #expect(error == .abortedByReader(block: 2))
         try await bench.expectUsable(on: "2.4.1")
     }
 
     @Test func theReaderMayAbortMidTransfer() async throws {
         let bench = try await Bench(scenario: ["firmware-cancel-at=2"])
-        let error = await bench.failure()
+        let error = try await bench.failure()
         #expect(error == .abortedByReader(block: 2))
         #expect(error?.oldFirmwareKept == true)
         try await bench.expectUsable(on: "2.4.1")
@@ -214,7 +267,7 @@ struct FirmwareUpdateTests {
 
     @Test func anImageCorruptedOnTheWayFailsVerification() async throws {
         let bench = try await Bench(scenario: ["firmware-corrupt"])
-        let (phases, _, result) = await bench.update()
+        let (phases, _, result) = try await bench.update()
         #expect(phases.last == .verifying)
         guard case .failure(let failure) = result, let error = failure.firmwareUpdate else { return #expect(Bool(false)) }
         #expect(error == .verificationFailed)
@@ -223,55 +276,71 @@ struct FirmwareUpdateTests {
 
     @Test func aLinkLostMidImageLeavesTheOldFirmware() async throws {
         let bench = try await Bench(scenario: ["firmware-drop-at=2"])
-        let failure = await bench.failure()
+        let failure = try await bench.failure()
         guard let failure, failure.code == .linkLost else { return #expect(Bool(false)) }
         #expect(failure.block == 2 && failure.link?.code == .emulatorDropped)
         #expect(await bench.emulator.firmwareVersion == "2.4.1")
         // The update can start again from the beginning.
         try await bench.reader.connect()
         let again = try await Bench(scenario: [])
-        #expect(try await again.update().result.get().version == "2.5.0")
+        #expect(try await again.updateThroughRestart().result.get().version == "2.5.0")
     }
 
+    /// The reader drops the link and never comes back: the host's connection waits the
+    /// 400 ms the update gives the reader to return, then the update says so.
     @Test func aReaderThatDoesNotComeBackIsReported() async throws {
         let bench = try await Bench(scenario: ["firmware-no-restart"])
-        let error = await bench.failure(options: FirmwareUpdateOptions(returnTimeout: .milliseconds(400)))
+        let error = try await bench.failure(options: FirmwareUpdateOptions(returnTimeout: .milliseconds(400))) { bench in
+            try await bench.clock.advance(pastSleepOf: Bench.disconnectDelay)
+            try await bench.clock.advance(pastSleepOf: .milliseconds(400))
+        }
         #expect(error == .readerDidNotReturn(after: .milliseconds(400)))
         #expect(error?.oldFirmwareKept == false)
     }
 
     @Test func aReaderBackOnTheWrongVersionIsReported() async throws {
         let bench = try await Bench(scenario: ["firmware-keeps-version"])
-        #expect(await bench.failure() == .wrongVersion(expected: "2.5.0", found: "2.4.1"))
+        #expect(try await bench.throughRestart { try await bench.failure() } == .wrongVersion(expected: "2.5.0", found: "2.4.1"))
     }
 
     /// A reader that stops answering: the sender tries again after each deadline, then gives
-    /// up with `CAN CAN`, which the reader honours at once.
+    /// up with `CAN CAN`, which the reader honours at once. The clock passes each deadline
+    /// (the reader's 100 ms plus the default 1 s link margin) once block 1 has been written
+    /// in full: GET INFO and ENTER FIRMWARE UPDATE take a packet each at MTU 23, block 0
+    /// (133 bytes) 7 and block 1 (1029 bytes) 52.
     @Test func noAnswerWithinTheDeadline() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=60000"])
         let options = FirmwareUpdateOptions(ymodem: .init(attemptsPerBlock: 2, answerTimeout: .milliseconds(100)))
-        // The reader's 100 ms plus the default 1 s link margin.
-        #expect(await bench.failure(options: options) == .noAnswer(block: 1, after: .milliseconds(1100)))
+        let deadline = Duration.milliseconds(1100)
+        let error = try await bench.failure(options: options) { bench in
+            for (attempt, written) in [1 + 1 + 7 + 52, 1 + 1 + 7 + 52 + 52].enumerated() {
+                try await bench.control.waitForWrites(written)
+                try await bench.clock.advance(toSleeperAt: deadline * (attempt + 1))
+            }
+        }
+        #expect(error == .noAnswer(block: 1, after: deadline))
         try await bench.expectUsable(on: "2.4.1")
     }
 
-    /// Cancelling the task sends `CAN CAN`; the reader is back in frame mode at once.
+    /// Cancelling the task sends `CAN CAN`; the reader is back in frame mode at once. The
+    /// reader acknowledges each block 20 ms late.
     @Test func cancellingLeavesTheReaderUsableOnItsOldFirmware() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
         let reader = bench.reader
         let image = Self.image
-        let task = Task { () async -> CardReaderError? in
-            do throws(CardReaderError) {
-                for try await progress in reader.updateFirmware(image: image)
-                where progress.phase == .transferring && progress.bytesSent >= 1024 {
-                    withUnsafeCurrentTask { $0?.cancel() }
+        let error = await bench.clock.advancing(throughSleepsWithin: .milliseconds(20)) { () async -> CardReaderError? in
+            await Task { () async -> CardReaderError? in
+                do throws(CardReaderError) {
+                    for try await progress in reader.updateFirmware(image: image)
+                    where progress.phase == .transferring && progress.bytesSent >= 1024 {
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    }
+                    return nil
+                } catch {
+                    return error
                 }
-                return nil
-            } catch {
-                return error
-            }
+            }.value
         }
-        let error = await task.value
         guard let failure = error?.firmwareUpdate, failure.code == .cancelled else {
             return #expect(Bool(false), "not cancelled: \(String(describing: error))")
         }
@@ -282,33 +351,41 @@ struct FirmwareUpdateTests {
     /// Leaving the loop early cancels the update too.
     @Test func leavingTheLoopCancelsTheUpdate() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
-        for try await progress in bench.reader.updateFirmware(image: Self.image) where progress.bytesSent > 0 {
-            break
+        let reader = bench.reader
+        let image = Self.image
+        try await bench.clock.advancing(throughSleepsWithin: .milliseconds(20)) {
+            for try await progress in reader.updateFirmware(image: image) where progress.bytesSent > 0 {
+                break
+            }
         }
         // info() waits for the cancelled update to let go of the reader.
         try await bench.expectUsable(on: "2.4.1")
     }
 
     /// While the link carries YModem no other command goes out: a command asked for during
-    /// the transfer runs after it.
+    /// the transfer runs after it. The reader acknowledges each block 5 ms late.
     @Test func otherCommandsWaitForTheUpdate() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=5"])
         let reader = bench.reader
+        let image = Self.image
         let order = Log()
         let status = Mutex<Task<ICCSlotState, any Error>?>(nil)
-        _ = try await reader.updateFirmware(image: Self.image).run { progress in
-            if progress.phase == .transferring {
-                status.withLock { task in
-                    guard task == nil else { return }
-                    task = Task {
-                        let state = try await reader.cardSlotState()
-                        order.add("status")
-                        return state
+        let update = Task {
+            try await reader.updateFirmware(image: image).run { progress in
+                if progress.phase == .transferring {
+                    status.withLock { task in
+                        guard task == nil else { return }
+                        task = Task {
+                            let state = try await reader.cardSlotState()
+                            order.add("status")
+                            return state
+                        }
                     }
                 }
+                if progress.phase == .completed { order.add("update") }
             }
-            if progress.phase == .completed { order.add("update") }
         }
+        _ = try await bench.throughRestart { try await update.value }
         let task = try #require(status.withLock { $0 })
         #expect(try await task.value == .noCard)
         #expect(order.all == ["update", "status"])
@@ -322,7 +399,9 @@ struct FirmwareUpdateTests {
             try await Bench(scenario: ["firmware-corrupt"]),
         ]
         let image = Self.image
-        let outcomes = await withTaskGroup(of: (Int, CardReaderError?).self) { group in
+        // The first one's update ends in its restart.
+        let outcomes = await benches[0].throughRestart {
+            await withTaskGroup(of: (Int, CardReaderError?).self) { group in
             for (index, bench) in benches.enumerated() {
                 group.addTask {
                     do throws(CardReaderError) {
@@ -336,6 +415,7 @@ struct FirmwareUpdateTests {
             var outcomes: [Int: CardReaderError?] = [:]
             for await (index, error) in group { outcomes[index] = error }
             return outcomes
+            }
         }
         #expect(outcomes[0] == .some(nil))
         #expect(outcomes[1]??.identifier == "firmware-link-lost")

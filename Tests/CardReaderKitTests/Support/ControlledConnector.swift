@@ -4,7 +4,7 @@ import CardReaderKit
 /// What a test decides about connection attempts: it counts them, can refuse the next
 /// ones, and can hold them open until released (a held attempt ends when its task is
 /// cancelled, as a real connect does). It also counts the packets the host writes. Every
-/// wait is bounded in real time.
+/// wait is bounded in real time (``WaitBound``).
 actor ConnectorControl {
     private(set) var attempts = 0
     private(set) var writes = 0
@@ -71,18 +71,18 @@ actor ConnectorControl {
     }
 
     /// Waits until at least `count` attempts have begun, up to `limit` of real time.
-    func waitForAttempts(_ count: Int, within limit: Duration = .seconds(10)) async throws {
+    func waitForAttempts(_ count: Int, within limit: Duration = WaitBound.inProcess) async throws {
         try await waitUntil("\(count) connection attempts", within: limit) { $0.attempts >= count }
     }
 
     /// Waits until the host has written at least `count` packets, up to `limit` of real time.
-    func waitForWrites(_ count: Int, within limit: Duration = .seconds(10)) async throws {
+    func waitForWrites(_ count: Int, within limit: Duration = WaitBound.inProcess) async throws {
         try await waitUntil("\(count) packets written", within: limit) { $0.writes >= count }
     }
 
     /// Waits until the host has taken `count` notifications and handled them (it waits for
     /// the next), up to `limit` of real time.
-    func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = .seconds(10)) async throws {
+    func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = WaitBound.inProcess) async throws {
         try await waitUntil("the host handling \(count) notifications", within: limit) {
             $0.notificationsTaken >= count && $0.hostWaiting
         }
