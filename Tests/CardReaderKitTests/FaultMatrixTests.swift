@@ -10,10 +10,13 @@ import ReaderProtocol
 /// latest at the operation's deadline + 100 ms, and the next command — on the recovered
 /// connection, or on a fresh one after a link loss — succeeds. ATT MTU 23.
 ///
-/// Timeouts run on a ManualClock advanced exactly to deadline + 100 ms, so the bound is
-/// checked without depending on the machine's speed. Cells whose recovery waits for the
-/// 250 ms incomplete-frame cut-off, and the events column, run on the real clock, where
-/// the operation's own deadline (or a 5 s bound for events) is what fails a broken cell.
+/// Every cell runs on a manual clock that the reader and the emulated reader share, so no
+/// outcome depends on the machine's speed. A timeout cell advances it exactly to the
+/// deadline + 100 ms once the host has handled all the reader sent: the outcome must be
+/// there. Other cells step it through the timings their recovery waits for — the 250 ms
+/// incomplete-frame cut-off, the reader's 80 ms restart, the events column's card inserted
+/// after 1 s and removed after 2 s — one wake-up at a time, each once the host has handled
+/// all the reader sent, never as far as an operation's deadline.
 @Suite(.timeLimit(.minutes(1)))
 struct FaultMatrixTests {
     /// The matrix's operations, as a backend performs them.
@@ -173,9 +176,11 @@ struct FaultMatrixTests {
         }
     }
 
-    /// Cells that wait for the 250 ms cut-off, and the events column, run on the real clock.
-    static func runsOnTheRealClock(_ fault: Fault, _ operation: Operation) -> Bool {
-        operation == .events || [.notificationDuplicated, .noiseWithFalseSTX, .falseSTXSplit, .restartMidFrame].contains(fault)
+    /// How far the clock steps at a time in a cell that does not time out: past the
+    /// incomplete-frame cut-off (250 ms), and in the events column past the emulated
+    /// cardholder's 1 s between events; short of every deadline (1.5 s and more).
+    static func step(_ operation: Operation) -> Duration {
+        operation == .events ? .seconds(1) : .milliseconds(250)
     }
 
     struct Cell: Sendable, CustomTestStringConvertible {
@@ -193,8 +198,7 @@ struct FaultMatrixTests {
     @Test(arguments: cells)
     func cell(_ cell: Cell) async throws {
         let expected = Self.expected(cell.fault, cell.operation)
-        let manual = Self.runsOnTheRealClock(cell.fault, cell.operation) ? nil : ManualClock()
-        let clock: any Clock<Duration> = manual ?? ContinuousClock()
+        let clock = ManualClock()
         var scenario = cell.operation.scenario + Self.steps(cell.fault, cell.operation)
         if cell.operation == .events, cell.fault == .linkLostMidFrame { scenario = ["reset-after=1", "insert-after=2"] }
         let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: scenario), clock: clock)
@@ -205,20 +209,27 @@ struct FaultMatrixTests {
         if cell.operation == .apdu || cell.operation == .emv { _ = try await reader.powerOnCard() }
         let writesBefore = await control.writes
 
+        let step = Self.step(cell.operation)
         if case .events(let events) = expected {
-            #expect(try await Self.events(from: reader, upTo: events.count) == events, "\(cell)")
+            let seen = try await clock.advancing(throughSleepsWithin: step, onceHostHasHandled: emulator, control: control) {
+                try await Self.events(from: reader, upTo: events.count)
+            }
+            #expect(seen == events, "\(cell)")
+        } else if expected == .timesOut {
+            let operation = Task { try await Self.perform(cell.operation, on: reader) }
+            // The command the fault hits is the first written now (its deadline is set
+            // before it is written); once the host has handled all the reader sent,
+            // exactly the deadline + 100 ms passes: the outcome must be there.
+            try await control.waitForWrites(writesBefore + (try cell.operation.firstCommandPackets()))
+            try await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)
+            clock.advance(by: cell.operation.deadline + .milliseconds(100))
+            Self.check(await operation.result, expected, cell)
         } else {
             let operation = Task { try await Self.perform(cell.operation, on: reader) }
             if cell.fault == .cancelRacingTheAnswer { operation.cancel() }
-            if expected == .timesOut, let manual {
-                // The command the fault hits is the first written now (its deadline is set
-                // before it is written); once the host has handled all the reader sent,
-                // exactly the deadline + 100 ms passes: the outcome must be there.
-                try await control.waitForWrites(writesBefore + (try cell.operation.firstCommandPackets()))
-                try await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)
-                manual.advance(by: cell.operation.deadline + .milliseconds(100))
+            let result = await clock.advancing(throughSleepsWithin: step, onceHostHasHandled: emulator, control: control) {
+                await operation.result
             }
-            let result = await operation.result
             Self.check(result, expected, cell)
         }
 
@@ -238,8 +249,9 @@ struct FaultMatrixTests {
         }
     }
 
-    /// The first `count` events, or those until the end of the connection, within 5 s of
-    /// real time. The reset warning a reader sends on connecting is not counted.
+    /// The first `count` events, or those until the end of the connection (bounded in real
+    /// time by ``WaitBound``, only so that a broken cell cannot hang). The reset warning a
+    /// reader sends on connecting is not counted.
     static func events(from reader: CardReader, upTo count: Int) async throws -> [CardReaderEvent] {
         let stream = await reader.events()
         let collect = Task {
@@ -256,7 +268,7 @@ struct FaultMatrixTests {
             return events
         }
         let alarm = Task {
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: WaitBound.inProcess)
             collect.cancel()
         }
         defer { alarm.cancel() }

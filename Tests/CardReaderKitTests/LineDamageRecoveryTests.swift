@@ -99,34 +99,53 @@ struct LineDamageRecoveryTests {
     }
 }
 
-/// The damage scenarios of the emulated reader, end to end on the real clock, at both MTUs:
-/// each answer arrives within its command's own deadline (a failure is a `readerTimedOut`),
-/// and the commands after it work.
+/// The damage scenarios of the emulated reader, end to end at both MTUs: each answer
+/// arrives within its command's own deadline (a failure is a `readerTimedOut`), and the
+/// commands after it work. The reader and the emulated reader share a manual clock, which
+/// steps through the 250 ms incomplete-frame cut-off and the reader's 80 ms restart, each
+/// step once the host has handled all the reader sent, never as far as a deadline (1.5 s
+/// and more).
 @Suite(.timeLimit(.minutes(1)))
 struct LineDamageScenarioTests {
-    func connectedReader(_ scenario: String, mtu: Int) async throws -> CardReader {
-        let emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]))
-        let reader = CardReader(connector: EmulatedReaderConnector(reader: emulator, mtu: mtu))
-        try await reader.connect()
-        return reader
+    struct Bench {
+        let clock = ManualClock()
+        let control = ConnectorControl()
+        let emulator: EmulatedReader
+        let reader: CardReader
+
+        init(_ scenario: String, mtu: Int) async throws {
+            emulator = EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: [scenario]), clock: clock)
+            reader = CardReader(
+                connector: ControlledConnector(base: EmulatedReaderConnector(reader: emulator, mtu: mtu), control: control),
+                clock: clock)
+            try await reader.connect()
+        }
+
+        /// `operation`'s result, the clock stepping as the line damage needs.
+        func run<Value: Sendable>(_ operation: @Sendable (CardReader) async throws -> Value) async throws -> Value {
+            let reader = reader
+            return try await clock.advancing(
+                throughSleepsWithin: .milliseconds(250), onceHostHasHandled: emulator, control: control
+            ) { try await operation(reader) }
+        }
     }
 
     @Test(arguments: ["false-stx", "false-stx-split", "restart-mid-frame"], [23, 247])
     func getInfoAndTheNextCommandsSucceed(scenario: String, mtu: Int) async throws {
-        let reader = try await connectedReader(scenario, mtu: mtu)
-        #expect(try await reader.info().model == "VPOS3356")
-        #expect(try await reader.readMagneticStripe().track2.track?.primaryAccountNumber.revealed() == "4111111111111111")
-        #expect(try await reader.info().model == "VPOS3356")
-        await reader.disconnect()
+        let bench = try await Bench(scenario, mtu: mtu)
+        #expect(try await bench.run { try await $0.info().model } == "VPOS3356")
+        #expect(try await bench.run { try await $0.readMagneticStripe().track2.track?.primaryAccountNumber.revealed() } == "4111111111111111")
+        #expect(try await bench.run { try await $0.info().model } == "VPOS3356")
+        await bench.reader.disconnect()
     }
 
     /// The damage lands inside a swipe answer (the 2nd response), 101 bytes over 6 notifications at MTU 23.
     @Test(arguments: ["false-stx=2", "false-stx-split=2", "restart-mid-frame=2"], [23, 247])
     func aSwipeAnswerBehindDamageArrives(scenario: String, mtu: Int) async throws {
-        let reader = try await connectedReader(scenario, mtu: mtu)
-        #expect(try await reader.info().model == "VPOS3356")
-        #expect(try await reader.readMagneticStripe().track1.track?.primaryAccountNumber.revealed() == "4111111111111111")
-        #expect(try await reader.cardSlotState() == .noCard)
-        await reader.disconnect()
+        let bench = try await Bench(scenario, mtu: mtu)
+        #expect(try await bench.run { try await $0.info().model } == "VPOS3356")
+        #expect(try await bench.run { try await $0.readMagneticStripe().track1.track?.primaryAccountNumber.revealed() } == "4111111111111111")
+        #expect(try await bench.run { try await $0.cardSlotState() } == .noCard)
+        await bench.reader.disconnect()
     }
 }
