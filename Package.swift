@@ -113,6 +113,11 @@ let package = Package(
         // Which tests run (the long ones only with CARDREADERKIT_LONG_TESTS=1), and blocking
         // waits kept off the cooperative pool that every test's tasks share.
         .target(name: "TestEnvironment", path: "Tests/Support/TestEnvironment", swiftSettings: strictImports),
+        // Stepping a ManualClock through the timings of the code under test, never through a
+        // deadline it does not exercise; how long a test waits for in-process work.
+        .target(
+            name: "ManualClockSteps", dependencies: ["CardReaderKitTesting"], path: "Tests/Support/ManualClockSteps",
+            swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(
             name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking", "TestEnvironment"], path: "Tests/Support/BlueZTestSupport",
@@ -121,13 +126,16 @@ let package = Package(
             name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport", "TestEnvironment"],
             swiftSettings: strictImports),
         .testTarget(
-            name: "BLETransportTests", dependencies: ["BLETransport", "CDBus", "Locking", "BlueZTestSupport", "TestEnvironment"],
+            name: "BLETransportTests",
+            dependencies: [
+                "BLETransport", "CDBus", "Locking", "BlueZTestSupport", "TestEnvironment", "CardReaderKitTesting", "ManualClockSteps",
+            ],
             swiftSettings: strictImports),
         .testTarget(
             name: "CardReaderKitTests",
             dependencies: [
                 "CardReaderCore", "CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport",
-                "Locking", "Timing", "ChildProcessSupport", "BlueZTestSupport", "TestEnvironment",
+                "Locking", "Timing", "ChildProcessSupport", "BlueZTestSupport", "TestEnvironment", "ManualClockSteps",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],

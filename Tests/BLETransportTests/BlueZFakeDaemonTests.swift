@@ -1,5 +1,6 @@
 import BLETransport
 import BlueZTestSupport
+import CardReaderKitTesting
 import Locking
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci0", powered: false)
         try fake.addAdapter("hci1", powered: true)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())
         #expect(try await session.adapters().map(\.name) == ["hci0", "hci1"])
         #expect(try await session.adapter().name == "hci1")
         #expect(try await session.adapter(named: "hci1").path == "/org/bluez/hci1")
@@ -61,7 +62,7 @@ import Testing
                 },
             ]),
         ])
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())
         let adapter = try await session.adapter(named: "hci0")
         let written = Locked<[[UInt8]]>([])
         let application = try await GattApplication.register(

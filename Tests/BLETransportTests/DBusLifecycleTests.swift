@@ -1,5 +1,6 @@
 @testable import BLETransport
 import BlueZTestSupport
+import CardReaderKitTesting
 import Foundation
 import Testing
 
@@ -146,7 +147,7 @@ struct DBusLifecycleTests {
 
     @Test func wellKnownSenderRulesFollowTheNameOwner() async throws {
         try await withBus { bus, client, first in
-            let second = try await DBusConnection.connect(address: bus.address)
+            let second = try await DBusConnection.connect(address: bus.address, clock: ManualClock())
             #expect(try await first.requestName("org.example.A") == .primaryOwner)
             #expect(try await second.requestName("org.example.B") == .primaryOwner)
             let iface = "org.example.Ticks"
@@ -172,7 +173,7 @@ struct DBusLifecycleTests {
 
     @Test func closeFlushesWhatWasQueuedBeforeIt() async throws {
         try await withBus { bus, client, _ in
-            let sender = try await DBusConnection.connect(address: bus.address)
+            let sender = try await DBusConnection.connect(address: bus.address, clock: ManualClock())
             let big = [UInt8](repeating: 0x5A, count: 4 << 20)  // larger than one socket write
             let stream = try await client.signals(
                 matching: DBusMatchRule(sender: sender.uniqueName, interface: "org.example.Big"))
@@ -205,7 +206,7 @@ struct DBusLifecycleTests {
 
     @Test func droppingAConnectionWithoutCloseStopsItsThread() async throws {
         let bus = try await TestBus.start()
-        var connection: DBusConnection? = try await DBusConnection.connect(address: bus.address)
+        var connection: DBusConnection? = try await DBusConnection.connect(address: bus.address, clock: ManualClock())
         let loop = try #require(connection?.loop)
         connection = nil
         _ = try await within(5, "dispatch thread exit") { await loop.waitForTermination() }

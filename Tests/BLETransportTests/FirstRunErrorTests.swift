@@ -1,5 +1,7 @@
 import BLETransport
 import BlueZTestSupport
+import CardReaderKitTesting
+import ManualClockSteps
 import Testing
 
 #if canImport(Glibc)
@@ -71,14 +73,17 @@ import Glibc
         }
     }
 
+    /// The fake announces its devices as it answers StartDiscovery, so they are in the
+    /// discovery's stream before its 300 ms begin; the clock then passes them at once.
     @Test func aReaderNotFoundListsWhatAdvertisedInstead() async throws {
-        try await withFakeBlueZ({
+        let clock = ManualClock()
+        try await withFakeBlueZ(clock: clock, {
             try $0.addAdapter("hci1", powered: true, methods: Self.discovery(on: $0, advertising: ["Phone", "Watch"]))
         }) { session, _ in
             let adapter = try await session.adapter(named: "hci1")
-            let error = await #expect(throws: BluetoothError.self) {
-                try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .milliseconds(300))
-            }
+            let finding = Task { try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .milliseconds(300)) }
+            try await clock.advance(pastSleepOf: .milliseconds(300))
+            let error = await #expect(throws: BluetoothError.self) { try await finding.value }
             guard case .deviceNotFound(let what, _, let seen)? = error else {
                 Issue.record("expected deviceNotFound, got \(String(describing: error))")
                 return
@@ -92,12 +97,14 @@ import Glibc
     }
 
     @Test func aDiscoveryThatHearsNothingSaysSo() async throws {
-        try await withFakeBlueZ({
+        let clock = ManualClock()
+        try await withFakeBlueZ(clock: clock, {
             try $0.addAdapter("hci1", powered: true, methods: Self.discovery(on: $0, advertising: []))
         }) { session, _ in
-            let error = await #expect(throws: BluetoothError.self) {
-                try await session.adapter(named: "hci1").find(DiscoveryFilter(address: "AA:BB:CC:DD:EE:FF"), timeout: .milliseconds(200))
-            }
+            let adapter = try await session.adapter(named: "hci1")
+            let finding = Task { try await adapter.find(DiscoveryFilter(address: "AA:BB:CC:DD:EE:FF"), timeout: .milliseconds(200)) }
+            try await clock.advance(pastSleepOf: .milliseconds(200))
+            let error = await #expect(throws: BluetoothError.self) { try await finding.value }
             #expect(error?.description.hasSuffix("; no device advertised at all") == true)
         }
     }

@@ -1,6 +1,8 @@
 import BLETransport
 import BlueZTestSupport
+import CardReaderKitTesting
 import Locking
+import ManualClockSteps
 import Testing
 
 #if canImport(Glibc)
@@ -8,20 +10,31 @@ import Glibc
 #endif
 
 /// Connecting, binding, notifications and writes over D-Bus messages and acquired
-/// sockets, and link loss, against a fake bluetoothd on a private dbus-daemon.
+/// sockets, and link loss, against a fake bluetoothd on a private dbus-daemon. Sessions run
+/// on a manual clock: a test steps it through the connection's back-offs (its retries
+/// after 250 ms, then 500 ms; a write bluetoothd answers "in progress", after 5 ms and more)
+/// and its stall window, or to a deadline it exercises; no other deadline passes, however
+/// slow the machine.
 @Suite(.needsDBus) struct GattConnectionTests {
+    /// The longest of the connection's back-offs.
+    static let backOffs = Duration.milliseconds(500)
+
+    /// A connection to the fake reader, and what stands behind it; the clock steps through
+    /// every back-off until the returned stepper stops.
     func connect(abortedConnects: Int = 0, offeringSockets: Bool = false) async throws
-        -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection)
+        -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection, ClockStepper)
     {
         let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         let reader = FakeReader()
         try reader.export(on: fake, abortedConnects: abortedConnects, offeringSockets: offeringSockets)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let clock = ManualClock()
+        let stepper = ClockStepper(clock, throughSleepsWithin: Self.backOffs)
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
         let adapter = try await session.adapter(named: "hci1")
         let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(5))
-        return (bus, fake, reader, session, connection)
+        return (bus, fake, reader, session, connection, stepper)
     }
 
     /// A bonded device that connects, then drops the link before its services resolve, on
@@ -35,14 +48,22 @@ import Glibc
         let fake = try await FakeBlueZ.start(on: bus)
         try fake.addAdapter("hci1", powered: true)
         try FakeReader().export(on: fake, abortedConnects: aborts, bonded: bonded, connectedBeforeAbort: true)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let clock = ManualClock()
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
         defer { Task { await session.close() } }
         let adapter = try await session.adapter(named: "hci1")
-        do throws(BluetoothError) {
-            let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(10), attempts: 3)
+        let outcome = await clock.advancing(throughSleepsWithin: Self.backOffs) { () async -> Result<GattConnection, BluetoothError> in
+            do throws(BluetoothError) {
+                return .success(try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(10), attempts: 3))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let connection):
             #expect(expected == nil, "connected")
             await connection.disconnect()
-        } catch {
+        case .failure(let error):
             #expect(error.code.rawValue == expected)
         }
         #expect(fake.recorded("Connect").count == min(aborts + 1, 3))
@@ -52,7 +73,8 @@ import Glibc
     /// leaves its MTU exchange unanswered until its 30 s ATT timeout) is disconnected after
     /// the resolution window and made again. The last attempt has all the time left, with no
     /// window (one attempt: it waits for the deadline, one Connect only), and so has a
-    /// device without a bond, whose first discovery may be slow.
+    /// device without a bond, whose first discovery may be slow. The clock steps through
+    /// the 200 ms window and, where the connection fails, to its 2 s deadline.
     @Test(arguments: [(1, 3, true, true), (1, 1, true, false), (1, 3, false, false)])
     func aConnectionWhoseServicesStallIsMadeAgain(stalls: Int, attempts: Int, bonded: Bool, connects: Bool) async throws {
         let bus = try await TestBus.start()
@@ -61,38 +83,49 @@ import Glibc
         try fake.addAdapter("hci1", powered: true)
         let reader = FakeReader()
         try reader.export(on: fake, abortedConnects: 0, bonded: bonded, stalledConnects: stalls)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let clock = ManualClock()
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
         defer { Task { await session.close() } }
         let device = try await session.adapter(named: "hci1").device(at: FakeReader.device)
-        // The window is short and the deadline far when a retry is expected, so the outcome
-        // does not hang on how fast the machine is.
-        let timeout: Duration = connects ? .seconds(30) : .seconds(2)
-        do throws(BluetoothError) {
-            let connection = try await device.connect(timeout: timeout, attempts: attempts, resolutionWindow: .milliseconds(200))
+        let window = Duration.milliseconds(200)
+        let timeout: Duration = .seconds(2)
+        let connecting = Task { () async -> Result<GattConnection, BluetoothError> in
+            do throws(BluetoothError) {
+                return .success(try await device.connect(timeout: timeout, attempts: attempts, resolutionWindow: window))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if connects {
+            try await clock.advance(pastSleepOf: window)
+        } else {
+            try await clock.advance(toSleeperAt: timeout)
+        }
+        switch await connecting.value {
+        case .success(let connection):
             #expect(connects)
             #expect(await connection.info?.servicesResolved == true)
             await connection.disconnect()
-        } catch {
+        case .failure(let error):
             #expect(!connects)
             #expect(error.code.rawValue == "timeout")
         }
         // Each connection is ended: the stalled one before the next Connect, the last by
-        // the caller or at the deadline. With one attempt there is never a second Connect
-        // (on a loaded machine the deadline may pass before the first).
+        // the caller or at the deadline. With one attempt there is never a second Connect.
         if connects {
             #expect(fake.recorded("Connect").count == stalls + 1)
             #expect(fake.recorded("Disconnect").count == stalls + 1)
         } else {
             // The pending connection is ended; the SDK does not wait for that past its deadline.
             try await reader.disconnected.wait(within: 5)
-            #expect(fake.recorded("Connect").count <= 1)
+            #expect(fake.recorded("Connect").count == 1)
             #expect(fake.recorded("Disconnect").count == 1)
         }
     }
 
     @Test func abortedConnectsAreRetriedThenNotificationsAndWritesFlowAsMessages() async throws {
-        let (bus, fake, reader, session, connection) = try await connect(abortedConnects: 1)
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, reader, session, connection, stepper) = try await connect(abortedConnects: 1)
+        defer { withExtendedLifetime((bus, stepper)) {} }
         #expect(fake.recorded("Connect").count == 2)
         #expect(await connection.info?.servicesResolved == true)
 
@@ -149,8 +182,8 @@ import Glibc
     /// gatt-services-removed; the next connection binds the moved characteristics by UUID.
     /// The device (and its bond) stays.
     @Test func aTableThatChangesWhileConnectedEndsTheLinkAndTheNextConnectionBindsTheMovedOne() async throws {
-        let (bus, fake, _, session, connection) = try await connect()
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, _, session, connection, stepper) = try await connect()
+        defer { withExtendedLifetime((bus, stepper)) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         #expect(transmit.path == FakeReader.transmit)
         let notifications = try await connection.notifications(of: transmit)
@@ -191,8 +224,8 @@ import Glibc
     }
 
     @Test func aConnectionSeesOnlyItsOwnDevicesSignals() async throws {
-        let (bus, fake, _, session, connection) = try await connect()
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, _, session, connection, stepper) = try await connect()
+        defer { withExtendedLifetime((bus, stepper)) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let notifications = try await connection.notifications(of: transmit)
         let other: DBusObjectPath = "/org/bluez/hci1/dev_00_AA_01_00_00_24"
@@ -221,8 +254,8 @@ import Glibc
     /// AcquireWrite socket only when asked for Write Commands: by default a characteristic
     /// with the `write` flag gets Write Requests (WriteValue), whose order holds on any link.
     @Test func acquiredSocketsCarryNotificationsAndCommandsWhereOffered() async throws {
-        let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, reader, session, connection, stepper) = try await connect(offeringSockets: true)
+        defer { withExtendedLifetime((bus, stepper)) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
         let notifications = try await connection.notifications(of: transmit)
@@ -271,8 +304,8 @@ import Glibc
     }
 
     @Test func aSocketHangUpWithTheDeviceGoneIsARemoteDisconnect() async throws {
-        let (bus, fake, reader, session, connection) = try await connect(offeringSockets: true)
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, reader, session, connection, stepper) = try await connect(offeringSockets: true)
+        defer { withExtendedLifetime((bus, stepper)) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let notifications = try await connection.notifications(of: transmit)
         // The hang-up can come before bluetoothd's Connected=false signal: the connection
@@ -290,8 +323,8 @@ import Glibc
     }
 
     @Test func bluetoothdVanishingEndsAWriteInFlightAtOnce() async throws {
-        let (bus, fake, reader, session, connection) = try await connect()
-        defer { withExtendedLifetime(bus) {} }
+        let (bus, fake, reader, session, connection, stepper) = try await connect()
+        defer { withExtendedLifetime((bus, stepper)) {} }
         let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
         try await connection.write([0], to: receive)  // takes the InProgress answer
         let stuck = Task { () -> BluetoothError? in
@@ -318,7 +351,7 @@ import Glibc
         try FakeReader().export(on: fake, abortedConnects: 0)
         try fake.connection.setProperties(
             ["Connected": .bool(true), "ServicesResolved": .bool(true)], interface: "org.bluez.Device1", path: FakeReader.device)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())
         let connection = try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .seconds(5))
         #expect(fake.recorded("Connect").isEmpty)
         await connection.disconnect()
@@ -345,13 +378,23 @@ import Glibc
                 DBusProperty("Connected", value: .bool(false)),
             ])
         ])
-        let session = try await BluetoothSession.open(busAddress: bus.address)
-        let start = ContinuousClock.now
-        let error = await #expect(throws: BluetoothError.self) {
-            try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .milliseconds(300), attempts: 1)
+        let clock = ManualClock()
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
+        let connecting = Task { () async -> Result<GattConnection, BluetoothError> in
+            do throws(BluetoothError) {
+                return .success(
+                    try await BluetoothDevice(session: session, path: FakeReader.device).connect(timeout: .milliseconds(300), attempts: 1))
+            } catch {
+                return .failure(error)
+            }
         }
-        #expect(error?.code.rawValue == "timeout")
-        #expect(ContinuousClock.now - start < .seconds(10))  // the 300 ms deadline, not a hang
+        // The deadline, and nothing before it, ends the attempt.
+        try await clock.advance(toSleeperAt: .milliseconds(300))
+        guard case .failure(let error) = await connecting.value else {
+            Issue.record("connected, though the services never resolved")
+            return
+        }
+        #expect(error.code.rawValue == "timeout")
         try await disconnected.wait(within: 5)  // the pending connection is cancelled
         #expect(fake.recorded("Disconnect").count == 1)
         await session.close()

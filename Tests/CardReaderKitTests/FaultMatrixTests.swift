@@ -1,9 +1,10 @@
 import BLETransport
-import Foundation
-import Testing
 import CardReaderKit
 import CardReaderKitTesting
+import Foundation
+import ManualClockSteps
 import ReaderProtocol
+import Testing
 
 /// The fault matrix of Docs/reliability.md, one test per cell: a fault of the emulated
 /// reader (or its link) hits one operation; the caller sees the cell's outcome, at the

@@ -2,6 +2,7 @@ import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
 import CoreMetrics
+import ManualClockSteps
 import MetricsTestKit
 import Testing
 

@@ -1,5 +1,6 @@
 import BLETransport
 import BlueZTestSupport
+import CardReaderKitTesting
 import Foundation
 import Testing
 
@@ -15,13 +16,15 @@ func next<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: Dou
     }
 }
 
-/// A daemon plus two connections ("client" and "server"), torn down after `body`.
+/// A daemon plus two connections ("client" and "server"), torn down after `body`. Call
+/// deadlines run on `clock`, which nothing advances unless a test does: no call times out
+/// however slow the machine, but where a test means it to.
 func withBus(
-    _ body: (TestBus, DBusConnection, DBusConnection) async throws -> Void
+    clock: ManualClock = ManualClock(), _ body: (TestBus, DBusConnection, DBusConnection) async throws -> Void
 ) async throws {
     let bus = try await TestBus.start()
-    let client = try await DBusConnection.connect(address: bus.address)
-    let server = try await DBusConnection.connect(address: bus.address)
+    let client = try await DBusConnection.connect(address: bus.address, clock: clock)
+    let server = try await DBusConnection.connect(address: bus.address, clock: clock)
     do {
         try await body(bus, client, server)
     } catch {
@@ -34,9 +37,9 @@ func withBus(
 }
 
 /// A private bus with a fake bluetoothd (denying `denying` as the bus's policy), set up by
-/// `setUp`, and a session on it, torn down after `body`.
+/// `setUp`, and a session on it whose deadlines run on `clock`, torn down after `body`.
 func withFakeBlueZ(
-    denying: [String] = [], _ setUp: (FakeBlueZ) throws -> Void = { _ in },
+    denying: [String] = [], clock: ManualClock = ManualClock(), _ setUp: (FakeBlueZ) throws -> Void = { _ in },
     _ body: (BluetoothSession, FakeBlueZ) async throws -> Void
 ) async throws {
     let bus = try await TestBus.start(denying: denying)
@@ -44,7 +47,7 @@ func withFakeBlueZ(
     let session: BluetoothSession
     do {
         try setUp(fake)
-        session = try await BluetoothSession.open(busAddress: bus.address)
+        session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
     } catch {
         await fake.connection.close()
         throw error

@@ -4,6 +4,7 @@ import BlueZTestSupport
 import CardReaderKitTesting
 @testable import EmulatedPeripheral
 import Locking
+import ManualClockSteps
 import ReaderProtocol
 import Testing
 
@@ -27,7 +28,11 @@ struct BlueZReaderLinkWriteTests {
         try fake.addAdapter("hci1", powered: true)
         let peripheral = FakeReader()
         try peripheral.export(on: fake, abortedConnects: 0, offeringSockets: true)
-        let session = try await BluetoothSession.open(busAddress: bus.address)
+        // The first write is answered "in progress": the link writes again after a back-off.
+        let clock = ManualClock()
+        let stepper = ClockStepper(clock, throughSleepsWithin: .milliseconds(100))
+        defer { stepper.stop() }
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
         let adapter = try await session.adapter(named: "hci1")
         let connection = try await adapter.device(at: FakeReader.device).connect(timeout: .seconds(5))
         let link = try await BlueZReaderLink.bind(connection)
@@ -42,19 +47,18 @@ struct BlueZReaderLinkWriteTests {
         #expect(frame.count == 268)
         // The fake reader's device is not bonded, so the link is unencrypted: allowed here.
         #expect(link.security == .unencrypted)
-        let reader = CardReader(connector: Opened(link: link), configuration: CardReader.Configuration(allowsUnencryptedLink: true))
+        let readerClock = ManualClock()
+        let reader = CardReader(
+            connector: Opened(link: link), configuration: CardReader.Configuration(allowsUnencryptedLink: true),
+            clock: readerClock)
         try await reader.connect()
-        // The fake reader never answers: the exchange is cancelled once the frame is out.
+        // The fake reader never answers: the exchange is cancelled once the frame is out, and
+        // ends when the cancelled command's shortened deadline passes.
         let exchange = Task { _ = try? await reader.transmit(apdu) }
-        let packets = try await within(10, "the frame's 14 writes") {
-            while true {
-                let writes = peripheral.writes.withLock { $0 }
-                if writes.count >= 14 { return Array(writes.prefix(14)) }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-        }
+        while peripheral.writes.withLock({ $0.count }) < 14 { try await peripheral.wrote.wait() }
+        let packets = Array(peripheral.writes.withLock { $0 }.prefix(14))
         exchange.cancel()
-        await exchange.value
+        await readerClock.advancing(throughSleepsWithin: .seconds(2)) { await exchange.value }
         #expect(packets.allSatisfy { $0.1 == "request" })
         #expect(packets.allSatisfy { $0.0.count <= 20 })
         #expect(packets.flatMap(\.0) == frame)

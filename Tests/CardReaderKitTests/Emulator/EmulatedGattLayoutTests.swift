@@ -1,6 +1,7 @@
 import CardReaderKit
 import CardReaderKitTesting
 import Foundation
+import ManualClockSteps
 import ReaderProtocol
 import Testing
 

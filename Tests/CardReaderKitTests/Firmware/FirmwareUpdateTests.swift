@@ -2,10 +2,11 @@ import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
 import Foundation
+import ManualClockSteps
 import ReaderProtocol
 import Synchronization
-import Testing
 import TestEnvironment
+import Testing
 
 /// `CardReader.updateFirmware` against the emulated reader (documentation §7), the reader
 /// and the emulator on one manual clock: the emulated reader drops the link 10 ms after

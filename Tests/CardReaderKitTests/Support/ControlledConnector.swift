@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import ManualClockSteps
 
 /// What a test decides about connection attempts: it counts them, can refuse the next
 /// ones, and can hold them open until released (a held attempt ends when its task is

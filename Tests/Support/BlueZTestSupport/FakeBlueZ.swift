@@ -61,6 +61,8 @@ package final class FakeReader: Sendable {
 
     /// Every WriteValue to RX: the bytes and the `type` option.
     package let writes = Locked<[([UInt8], String)]>([])
+    /// Opened at each WriteValue to RX that is kept in ``writes``.
+    package let wrote = Gate()
     /// Opened when a write of `[0xFF]` arrives; that write never completes.
     package let stuckWrite = Gate()
     /// Opened at each `Disconnect`, as it arrives.
@@ -164,6 +166,7 @@ package final class FakeReader: Sendable {
                     }
                     let type = call.arguments[1].stringDictionaryValue?["type"]?.stringValue ?? ""
                     self.writes.withLock { $0.append((value, type)) }
+                    self.wrote.open()
                     return []
                 },
                 DBusMethod("AcquireWrite", in: "a{sv}", out: "hq") { call in

@@ -1,0 +1,25 @@
+import CardReaderKitTesting
+import ManualClockSteps
+
+extension ManualClock {
+    /// Runs `body` while stepping the clock through every sleep that ends within `horizon`,
+    /// as ``advancing(throughSleepsWithin:during:)`` does, but each step only once the host
+    /// has handled every notification the emulated reader has sent (`control` counts what
+    /// the host takes): a frame's later notifications are never cut off by a timer that,
+    /// in real time, they would beat by far.
+    func advancing<Value: Sendable>(
+        throughSleepsWithin horizon: Duration, onceHostHasHandled emulator: EmulatedReader, control: ConnectorControl,
+        during body: @Sendable () async throws -> Value
+    ) async rethrows -> Value {
+        let stepper = Task {
+            while !Task.isCancelled {
+                guard (try? await waitForSleepers(dueWithin: horizon, within: WaitBound.inProcess)) != nil,
+                    (try? await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)) != nil
+                else { continue }
+                advanceToNextSleeper(within: horizon)
+            }
+        }
+        defer { stepper.cancel() }
+        return try await body()
+    }
+}

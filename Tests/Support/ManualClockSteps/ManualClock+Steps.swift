@@ -1,0 +1,62 @@
+public import CardReaderKitTesting
+
+/// Steps of a manual clock that a test takes through the timings of the code under test —
+/// the emulated reader's restart after an update, a late acknowledgement, a connection's
+/// retry back-off — never through a deadline under test: a deadline passes only when a
+/// test advances to it. Every wait here is for an event (a task falling asleep on the clock),
+/// bounded in real time only so that a broken test cannot hang.
+extension ManualClock {
+    /// Waits until a task sleeps on this clock until exactly `duration` from now (a timer
+    /// the code under test has just set), then advances by `duration`.
+    package func advance(pastSleepOf duration: Duration) async throws {
+        try await waitForSleepers(dueNoSoonerThan: duration, dueWithin: duration, within: WaitBound.inProcess)
+        advance(by: duration)
+    }
+
+    /// Advances the clock to `target` (time since the clock's creation), where a task
+    /// sleeps or will: one wake-up at a time, waiting for the code under test to fall asleep
+    /// in between, so that a timer set on the way — a deadline that a reused sleeper
+    /// serves — is met at its time, and nothing later passes.
+    package func advance(toSleeperAt target: Duration) async throws {
+        while now.offset < target {
+            let left = target - now.offset
+            try await waitForSleepers(dueWithin: left, within: WaitBound.inProcess)
+            advanceToNextSleeper(within: left)
+        }
+    }
+
+    /// Runs `body` while stepping the clock through every sleep that ends within `horizon`
+    /// of the clock's time — the emulated reader's late acknowledgements, its UART reads,
+    /// the sender's quiet period — one sleeper at a time, as they come; returns what
+    /// `body` returns. Deadlines further away pass only if the steps reach them.
+    package func advancing<Value: Sendable>(
+        throughSleepsWithin horizon: Duration, during body: @Sendable () async throws -> Value
+    ) async rethrows -> Value {
+        let stepper = ClockStepper(self, throughSleepsWithin: horizon)
+        defer { stepper.stop() }
+        return try await body()
+    }
+}
+
+/// Steps a manual clock through every sleep that ends within a horizon of the clock's
+/// time, one sleeper at a time, as they come, until stopped: for a test whose code under
+/// test backs off now and then (a write bluetoothd answers "in progress", a connection
+/// retried) while the test goes on.
+package final class ClockStepper: Sendable {
+    private let task: Task<Void, Never>
+
+    /// Starts stepping `clock` through sleeps that end within `horizon` of its time.
+    package init(_ clock: ManualClock, throughSleepsWithin horizon: Duration) {
+        task = Task {
+            while !Task.isCancelled {
+                guard (try? await clock.waitForSleepers(dueWithin: horizon, within: WaitBound.inProcess)) != nil else { continue }
+                clock.advanceToNextSleeper(within: horizon)
+            }
+        }
+    }
+
+    /// Stops stepping.
+    package func stop() { task.cancel() }
+
+    deinit { task.cancel() }
+}
