@@ -4,6 +4,7 @@ import CardReaderKit
 import CardReaderKitTesting
 import ChildProcessSupport
 import Foundation
+import ManualClockSteps
 import ReaderProtocol
 import Testing
 
@@ -19,9 +20,11 @@ private let lrzszSender = "/usr/bin/sb"
 /// fields, 1 KiB blocks, EOT twice, the end-of-batch block. Runs where `/usr/bin/sb`
 /// exists (.ci/run installs lrzsz).
 ///
-/// sb's output is read on a thread of its own (poll(2) blocks); the reader runs on the
-/// continuous clock with a 10 ms disconnect delay and a 50 ms restart. Every wait is
-/// bounded by ``bound``.
+/// sb's output is read on a thread of its own (poll(2) blocks). The reader runs on a
+/// manual clock, stepped through its 10 ms disconnect delay and 50 ms restart only: none of
+/// its own deadlines (a `C` again after 1 s, a block cut short after 1 s of silence) can
+/// pass while sb, a real process on a busy machine, takes its time. sb keeps its own
+/// timeouts (10 s for an answer). Every wait is bounded by ``bound``.
 @Suite(
     .enabled(if: FileManager.default.isExecutableFile(atPath: lrzszSender), "needs sb: apt-get install lrzsz"),
     .timeLimit(.minutes(1)))
@@ -70,8 +73,9 @@ struct EmulatedReaderLrzszTests {
 
     /// Sends the fixture image from a new sb to a new emulated reader under `scenario`.
     /// With `expectRestart`, the pump ends when the reader drops the link to restart;
-    /// without, once sb has exited, the host disconnects.
-    func update(scenario: [String] = [], expectRestart: Bool) async throws -> (EmulatedReader, Outcome) {
+    /// without, once sb has exited, the host disconnects. The reader's clock steps on
+    /// until the returned stepper stops.
+    func update(scenario: [String] = [], expectRestart: Bool) async throws -> (EmulatedReader, Outcome, ClockStepper) {
         let deadline = ContinuousClock.now + Self.bound
         let image = try Self.fixtureImage()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -82,10 +86,13 @@ struct EmulatedReaderLrzszTests {
         let logFile = directory.appendingPathComponent("sb.log").path
         var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
+        let clock = ManualClock()
+        let stepper = ClockStepper(clock, throughSleepsWithin: .milliseconds(50))
         let reader = EmulatedReader(
             scenario: try EmulatorScenario(parsing: scenario),
             configuration: EmulatedReaderConfiguration(
-                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50)))
+                firmwareDisconnectDelay: .milliseconds(10), firmwareRestartTime: .milliseconds(50)),
+            clock: clock)
         let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength, encrypted: true)
         // sb waits (10 s a try, six tries) for the reader's first `C`.
         let child = try ChildProcess(Self.arguments + [Self.imageName], in: directory.path, standardError: logFile)
@@ -101,7 +108,7 @@ struct EmulatedReaderLrzszTests {
             if !expectRestart || sbEnded != .exited(0) { await reader.disconnect(connection: connection.id) }
             return (sbEnded, try await link)
         }
-        return (reader, Outcome(sbEnded: sbEnded, link: link, log: log))
+        return (reader, Outcome(sbEnded: sbEnded, link: link, log: log), stepper)
     }
 
     /// `bytes` written to the reader in packets of the link's size.
@@ -173,7 +180,8 @@ struct EmulatedReaderLrzszTests {
     /// exits 0), drops the link and comes back on 2.5.0. With `firmware-nak=2` the reader
     /// refuses block 2 once and sb sends it again.
     @Test(arguments: [[], ["firmware-nak=2"]]) func readerTakesTheImageFromSb(scenario: [String]) async throws {
-        let (reader, outcome) = try await update(scenario: scenario, expectRestart: true)
+        let (reader, outcome, stepper) = try await update(scenario: scenario, expectRestart: true)
+        defer { stepper.stop() }
         #expect(outcome.link.response?.code == .enterFirmwareUpdate)
         #expect(outcome.link.response?.status == .success)
         #expect(outcome.sbEnded == .exited(0), "sb: \(outcome.log)")
@@ -191,7 +199,8 @@ struct EmulatedReaderLrzszTests {
     /// sb hears the CANs ("Cancelled" in its log) yet exits 0, since lrzsz ignores what
     /// becomes of its end-of-batch block. Only the reader's version tells the host.
     @Test func sbExitsZeroWhenTheReaderRejectsTheImage() async throws {
-        let (reader, outcome) = try await update(scenario: ["firmware-corrupt"], expectRestart: false)
+        let (reader, outcome, stepper) = try await update(scenario: ["firmware-corrupt"], expectRestart: false)
+        stepper.stop()
         #expect(outcome.link.response?.status == .success)
         #expect(outcome.link.dropped == nil)
         #expect(outcome.log.contains("Cancelled"), "sb: \(outcome.log)")
