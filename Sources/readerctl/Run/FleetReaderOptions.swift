@@ -25,6 +25,8 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
 
     @OptionGroup var link: ReaderLinkOptions
 
+    @OptionGroup var emulator: EmulatedReaderOptions
+
     subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
 
     /// The most readers `--emulated-fleet` serves.
@@ -60,7 +62,7 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
             }
         }
         guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
-        try link.check(emulatedReaders: link.emulated || emulatedFleet != nil)
+        try link.check(emulatedReaders: link.emulated || emulatedFleet != nil, emulator: emulator)
     }
 
     /// Whether the command runs on a fleet (``FleetRun``): several `--reader`, `--all`, or
@@ -69,13 +71,12 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
 
     /// The one Bluetooth reader `--reader` names, or the emulated reader (when the command
     /// does not run as a fleet).
-    func connector() -> any ReaderConnector { link.connector(reader: reader.first) }
+    func connector() -> any ReaderConnector { link.connector(reader: reader.first, emulator: emulator) }
 
     /// The emulated fleet `--emulated-fleet` names: each member holds `--card` under
     /// `--scenario`, on `--firmware`, at `--mtu` (default 23).
     func makeEmulatedFleet() -> EmulatedReaderFleet? {
         guard let emulatedFleet else { return nil }
-        let emulator = link.emulator
         return EmulatedReaderFleet(
             count: emulatedFleet, card: emulator.heldCard, scenario: emulator.scenario, configuration: emulator.configuration,
             mtu: link.mtu ?? 23, logger: link.logger(label: "readerctl"))

@@ -27,7 +27,7 @@ enum FleetRun {
                 return try await run(on: fleet, in: "the emulated fleet", options, maxParallel: maxParallel, operation)
             }
             if options.emulated {
-                return [await run(options.link.connector(reader: nil), logger: logger, options: options, operation)]
+                return [await run(options.link.connector(reader: nil, emulator: options.emulator), logger: logger, options: options, operation)]
             }
             let fleet = try await BlueZReaderFleet.open(
                 adapter: options.adapter, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,

@@ -4,16 +4,19 @@ import CardReaderKitTesting
 import Logging
 
 /// How readerctl reaches readers, whichever the command names: the Bluetooth adapter and
-/// link, or the emulated reader. Shared by ``ReaderOptions`` (one reader) and
+/// link, or the emulated reader (what it holds and does is ``EmulatedReaderOptions``, a
+/// group beside this one). Shared by ``ReaderOptions`` (one reader) and
 /// ``FleetReaderOptions`` (one or several).
+///
+/// Groups are not nested in groups: argument-parser checks every group each time it
+/// parses a command line in a debug build, a nested group once for each check of the
+/// groups around it, and three levels made each run of a debug readerctl cost 0.25 s.
 struct ReaderLinkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
 
     @Flag(help: "Use the built-in emulated reader instead (no Bluetooth needed).")
     var emulated = false
-
-    @OptionGroup var emulator: EmulatedReaderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "The ATT MTU, 23-247: for the emulated reader, the link's (default 23); for a Bluetooth reader, the largest to use, so packets are at most MTU - 3 bytes (default: what the link negotiated, at most 247).",
@@ -41,7 +44,7 @@ struct ReaderLinkOptions: ParsableArguments {
 
     /// Checks the options against the kind of reader the command names: emulated ones take
     /// no Bluetooth option, a Bluetooth reader no emulator option.
-    func check(emulatedReaders: Bool) throws {
+    func check(emulatedReaders: Bool, emulator: EmulatedReaderOptions) throws {
         if emulatedReaders {
             guard adapter == nil, valueTransport == .acquiredSocket else {
                 throw ValidationError("--adapter and --value-transport apply to a Bluetooth reader only")
@@ -67,8 +70,8 @@ struct ReaderLinkOptions: ParsableArguments {
     }
 
     /// A connector to the Bluetooth reader `reader` (a name prefix or an address), or to the
-    /// emulated reader when it is nil.
-    func connector(reader: String?) -> any ReaderConnector {
+    /// emulated reader `emulator` describes when it is nil.
+    func connector(reader: String?, emulator: EmulatedReaderOptions) -> any ReaderConnector {
         if let reader {
             return BlueZReaderConnector(
                 reader: reader, adapter: adapter, timeout: connectTimeout.duration, valueTransport: valueTransport,

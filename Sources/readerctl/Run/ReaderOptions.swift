@@ -12,6 +12,8 @@ struct ReaderOptions: ParsableArguments, ReaderSelection {
 
     @OptionGroup var link: ReaderLinkOptions
 
+    @OptionGroup var emulator: EmulatedReaderOptions
+
     subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
 
     func validate() throws {
@@ -19,10 +21,10 @@ struct ReaderOptions: ParsableArguments, ReaderSelection {
         switch (reader != nil, link.emulated) {
         case (false, false): throw ValidationError("name the reader: --reader NAME|ADDRESS for a Bluetooth reader, or --emulated")
         case (true, true): throw ValidationError("--reader and --emulated exclude each other")
-        default: try link.check(emulatedReaders: link.emulated)
+        default: try link.check(emulatedReaders: link.emulated, emulator: emulator)
         }
     }
 
     /// The Bluetooth reader `--reader` names, or the emulated reader.
-    func connector() -> any ReaderConnector { link.connector(reader: reader) }
+    func connector() -> any ReaderConnector { link.connector(reader: reader, emulator: emulator) }
 }
