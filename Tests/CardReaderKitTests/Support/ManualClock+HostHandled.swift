@@ -11,15 +11,10 @@ extension ManualClock {
         throughSleepsWithin horizon: Duration, onceHostHasHandled emulator: EmulatedReader, control: ConnectorControl,
         during body: @Sendable () async throws -> Value
     ) async rethrows -> Value {
-        let stepper = Task {
-            while !Task.isCancelled {
-                guard (try? await waitForSleepers(dueWithin: horizon, within: WaitBound.inProcess)) != nil,
-                    (try? await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)) != nil
-                else { continue }
-                advanceToNextSleeper(within: horizon)
-            }
+        let stepper = ClockStepper(self, throughSleepsWithin: horizon) {
+            try await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)
         }
-        defer { stepper.cancel() }
+        defer { stepper.stop() }
         return try await body()
     }
 }

@@ -1,4 +1,4 @@
-public import CardReaderKitTesting
+package import CardReaderKitTesting
 
 /// Steps of a manual clock that a test takes through the timings of the code under test —
 /// the emulated reader's restart after an update, a late acknowledgement, a connection's
@@ -45,11 +45,17 @@ extension ManualClock {
 package final class ClockStepper: Sendable {
     private let task: Task<Void, Never>
 
-    /// Starts stepping `clock` through sleeps that end within `horizon` of its time.
-    package init(_ clock: ManualClock, throughSleepsWithin horizon: Duration) {
+    /// Starts stepping `clock` through sleeps that end within `horizon` of its time; each
+    /// step waits for `settled` first (what the code under test has in flight to be
+    /// handled), when given.
+    package init(
+        _ clock: ManualClock, throughSleepsWithin horizon: Duration,
+        settled: (@Sendable () async throws -> Void)? = nil
+    ) {
         task = Task {
             while !Task.isCancelled {
                 guard (try? await clock.waitForSleepers(dueWithin: horizon, within: WaitBound.inProcess)) != nil else { continue }
+                if let settled, (try? await settled()) == nil { continue }
                 clock.advanceToNextSleeper(within: horizon)
             }
         }
