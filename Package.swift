@@ -120,7 +120,7 @@ let package = Package(
             swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(
-            name: "BlueZTestSupport", dependencies: ["BLETransport", "Locking", "TestEnvironment"], path: "Tests/Support/BlueZTestSupport",
+            name: "BlueZTestSupport", dependencies: ["BLETransport", "ChildProcessSupport", "Locking", "TestEnvironment"], path: "Tests/Support/BlueZTestSupport",
             swiftSettings: strictImports),
         .testTarget(
             name: "ReaderProtocolTests", dependencies: ["ReaderProtocol", "ChildProcessSupport", "TestEnvironment"],
@@ -141,7 +141,7 @@ let package = Package(
             ],
             swiftSettings: strictImports),
         .testTarget(
-            name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport", "TestEnvironment"], exclude: ["Help"],
+            name: "readerctlTests", dependencies: ["BLETransport", "BlueZTestSupport", "ChildProcessSupport", "TestEnvironment"], exclude: ["Help"],
             swiftSettings: strictImports),
         .testTarget(
             name: "BlueZIntegrationTests",

@@ -24,7 +24,7 @@ package func closeOtherDescriptors(in actions: inout posix_spawn_file_actions_t)
     defer { closedir(directory) }
     let listing = dirfd(directory)
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = directoryEntryName(entry)
         if let descriptor = Int32(name), descriptor > 2, descriptor != listing {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }

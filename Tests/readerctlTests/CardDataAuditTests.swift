@@ -134,20 +134,16 @@ import TestEnvironment
             .compactMap { $0.split(whereSeparator: { "=[ ".contains($0) }).first.map(String.init) }
     }
 
-    /// Runs every command concurrently, sixteen at a time (most of them wait on timers); the outputs, by command.
+    /// Runs every command concurrently (as many at once as `ReaderctlProcess` allows; most
+    /// of them wait on timers); the outputs, by command.
     static func runAll(_ commands: [[String]]) async throws -> [([String], ReaderctlProcess.Result)] {
         try await withThrowingTaskGroup(of: ([String], ReaderctlProcess.Result).self) { group in
-            var pending = commands[...]
-            var results: [([String], ReaderctlProcess.Result)] = []
-            for _ in 0..<16 {
-                guard let command = pending.popFirst() else { break }
+            for command in commands {
                 group.addTask { (command, try await ReaderctlProcess.run(command, timeout: 30)) }
             }
+            var results: [([String], ReaderctlProcess.Result)] = []
             while let result = try await group.next() {
                 results.append(result)
-                if let command = pending.popFirst() {
-                    group.addTask { (command, try await ReaderctlProcess.run(command, timeout: 30)) }
-                }
             }
             return results
         }

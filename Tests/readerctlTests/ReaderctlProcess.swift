@@ -1,3 +1,4 @@
+import ChildProcessSupport
 import Foundation
 import TestEnvironment
 import Testing
@@ -6,9 +7,13 @@ import Testing
 /// Every run is bounded: a process still running after `timeout` is killed and reported.
 struct ReaderctlProcess {
     struct Result {
-        var status: Int32
+        var termination: ChildProcess.Termination
         var standardOutput: String
         var standardError: String
+
+        /// The exit status; for a run killed by a signal, minus the signal's number, which
+        /// equals no exit status.
+        var status: Int32 { termination.status }
     }
 
     struct TimedOut: Error, CustomStringConvertible {
@@ -47,61 +52,42 @@ struct ReaderctlProcess {
         }
     }
 
-    /// Two runs per core: each is busy on the processor most of its life (a debug build
-    /// parses its command line for about 0.2 s), so more at once only share the cores more
-    /// thinly. Swift Testing starts every test at once, which started every readerctl run
-    /// together, and a decode that takes 5 s alone then ran out of its 60 s.
-    static let concurrentRuns = RunSlots(count: 2 * ProcessInfo.processInfo.activeProcessorCount)
+    /// Eight runs per core. A debug readerctl spends 0.05–0.065 s of processor time on a
+    /// run and most of its life waiting on the emulated reader's timers, so eight per core
+    /// keep the cores busy without starving any run (the card-data audit: 27.6 s
+    /// wall for 28 s of processor time on two cores). Unbounded, Swift Testing started every
+    /// readerctl run at once, and a decode that takes 5 s alone ran out of its 60 s.
+    static let concurrentRuns = RunSlots(count: 8 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// Runs readerctl and blocks the calling thread until it ends.
     private static func runOnThisThread(
         _ arguments: [String], standardInput: Data?, environment: [String: String], timeout: TimeInterval
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = childEnvironment(adding: environment)
-        process.currentDirectoryURL = repositoryRoot
-        let output = Pipe()
-        let error = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = input
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        if let standardInput { input.fileHandleForWriting.write(standardInput) }
-        try input.fileHandleForWriting.close()
-        // Drain the pipes while the process runs so a large output cannot block it. Threads
-        // of their own, not dispatch's pool: many runs at once must not wait for its threads.
-        nonisolated(unsafe) var outputData = Data()
-        nonisolated(unsafe) var errorData = Data()
-        let drained = DispatchSemaphore(value: 0)
-        Thread {
-            outputData = output.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }.start()
-        Thread {
-            errorData = error.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }.start()
         let started = ContinuousClock.now
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            throw TimedOut(arguments: arguments, what: "still running after \(timeout) s (killed)")
+        let deadline = started + .seconds(timeout)
+        let child = try ChildProcess(
+            [executable.path] + arguments, in: repositoryRoot.path, environment: childEnvironment(adding: environment),
+            standardError: .piped)
+        if let standardInput { try child.write(Array(standardInput), until: deadline) }
+        child.closeInput()
+        // Both streams are read as they come, so that a large output cannot block readerctl.
+        var output: [UInt8] = [], error: [UInt8] = []
+        while let (stream, bytes) = try child.readEither(until: deadline) {
+            guard !bytes.isEmpty else {
+                child.kill()
+                throw TimedOut(arguments: arguments, what: "still running after \(timeout) s (killed)")
+            }
+            if stream == .standardOutput { output += bytes } else { error += bytes }
         }
-        // The pipes close when the process ends; a drain still running means a child kept them.
-        let exited = ContinuousClock.now
-        guard drained.wait(timeout: .now() + 10) == .success, drained.wait(timeout: .now() + 10) == .success else {
-            throw TimedOut(
-                arguments: arguments,
-                what: "exited after \(exited - started), but its output was still open \(ContinuousClock.now - exited) later")
+        // The pipes close when readerctl ends, unless a child of its own kept them.
+        let closed = ContinuousClock.now
+        guard let termination = try? child.waitForExit(until: closed + .seconds(10)) else {
+            throw TimedOut(arguments: arguments, what: "closed its output after \(closed - started), but was still running 10 s later")
         }
         let result = Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+            termination: termination,
+            standardOutput: String(decoding: output, as: UTF8.self),
+            standardError: String(decoding: error, as: UTF8.self))
         recordSanitizerReports(in: result.standardError, of: arguments)
         return result
     }
@@ -177,14 +163,17 @@ final class InteractiveReaderctl: @unchecked Sendable {
     /// What starts readerctl with signals blocked.
     static let python = "/usr/bin/python3"
 
-    private let process = Process()
+    private let child: ChildProcess
+    private let arguments: [String]
     private let lock = NSCondition()
     private var errorText = ""
     private var outputText = ""
+    /// Whether readerctl's output streams have both ended (it has exited, or is about to).
+    private var ended = false
     /// The triggers not yet fired, in the order given.
     private var pending: [Trigger]
     /// When the first signal was sent.
-    private var firstSignal: Date?
+    private var firstSignal: ContinuousClock.Instant?
 
     /// Starts readerctl with `arguments`, to be signalled by `triggers` in order. With
     /// `ignoring` (signal names such as `INT`), it starts with those signals ignored, as a
@@ -193,55 +182,60 @@ final class InteractiveReaderctl: @unchecked Sendable {
     /// through Python's `pthread_sigmask` and `execv` (the same process either way).
     init(_ arguments: [String], ignoring ignored: [String] = [], blocking blocked: [String] = [], _ triggers: Trigger...) throws {
         pending = triggers
+        self.arguments = arguments
+        let readerctl = ReaderctlProcess.executable.path
+        let command: [String]
         if !ignored.isEmpty {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "trap '' \(ignored.joined(separator: " ")); exec \"$0\" \"$@\"", ReaderctlProcess.executable.path]
-                + arguments
+            command = ["/bin/sh", "-c", "trap '' \(ignored.joined(separator: " ")); exec \"$0\" \"$@\"", readerctl] + arguments
         } else if !blocked.isEmpty {
             let signals = blocked.map { "signal.SIG\($0)" }.joined(separator: ", ")
-            process.executableURL = URL(fileURLWithPath: Self.python)
-            process.arguments = [
-                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [\(signals)]); os.execv(sys.argv[1], sys.argv[1:])",
-                ReaderctlProcess.executable.path,
+            command = [
+                Self.python, "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, [\(signals)]); os.execv(sys.argv[1], sys.argv[1:])",
+                readerctl,
             ] + arguments
         } else {
-            process.executableURL = ReaderctlProcess.executable
-            process.arguments = arguments
+            command = [readerctl] + arguments
         }
-        process.environment = ReaderctlProcess.childEnvironment()
-        process.currentDirectoryURL = ReaderctlProcess.repositoryRoot
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        error.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
-        process.terminationHandler = { [weak self] _ in self?.append(Data(), error: false) }
-        try process.run()
+        child = try ChildProcess(
+            command, in: ReaderctlProcess.repositoryRoot.path, environment: ReaderctlProcess.childEnvironment(),
+            standardError: .piped)
+        child.closeInput()
+        Thread.detachNewThread { [self] in readUntilEnd() }
+    }
+
+    /// Reads readerctl's output until both streams end (it exits, or is killed by
+    /// ``waitForExit(within:)``), on the thread that sends the triggers' signals.
+    private func readUntilEnd() {
+        while let (stream, bytes) = try? child.readEither(until: .now + .seconds(3600)) {
+            append(bytes, error: stream == .standardError)
+        }
+        lock.lock()
+        ended = true
+        lock.broadcast()
+        lock.unlock()
     }
 
     /// Keeps what readerctl wrote and sends every signal whose text has now appeared.
-    private func append(_ data: Data, error: Bool) {
+    private func append(_ bytes: [UInt8], error: Bool) {
         lock.lock()
-        if error { errorText += String(decoding: data, as: UTF8.self) } else { outputText += String(decoding: data, as: UTF8.self) }
+        if error { errorText += String(decoding: bytes, as: UTF8.self) } else { outputText += String(decoding: bytes, as: UTF8.self) }
         while let trigger = pending.first,
             (trigger.stream == .standardError ? errorText : outputText).contains(trigger.text)
         {
             pending.removeFirst()
-            firstSignal = firstSignal ?? Date()
-            kill(process.processIdentifier, trigger.signal)
+            firstSignal = firstSignal ?? .now
+            child.send(trigger.signal)
         }
-        lock.broadcast()
         lock.unlock()
     }
 
     /// Sends `signal` now, for a test that knows the moment itself.
     func send(_ signal: Int32) {
         lock.lock()
-        firstSignal = firstSignal ?? Date()
+        firstSignal = firstSignal ?? .now
         lock.unlock()
-        kill(process.processIdentifier, signal)
+        child.send(signal)
     }
 
     /// Whether every trigger has fired.
@@ -251,9 +245,10 @@ final class InteractiveReaderctl: @unchecked Sendable {
         return pending.isEmpty
     }
 
-    /// The exit status once readerctl has ended; nil if it had not within `seconds` of the
-    /// first signal, or within ``reachingTheFirstTrigger`` of this call while no signal has
-    /// been sent: it is then killed. Waits on a thread of its own.
+    /// The exit status once readerctl has ended (minus the signal's number if a signal
+    /// killed it); nil if it had not within `seconds` of the first signal, or within
+    /// ``reachingTheFirstTrigger`` of this call while no signal has been sent: it is then
+    /// killed. Waits on a thread of its own.
     func waitForExit(within seconds: TimeInterval = 10) async -> Int32? {
         await onThreadOfItsOwn { self.blockUntilExit(within: seconds) }
     }
@@ -264,20 +259,26 @@ final class InteractiveReaderctl: @unchecked Sendable {
     static let reachingTheFirstTrigger: TimeInterval = 60
 
     private func blockUntilExit(within seconds: TimeInterval) -> Int32? {
-        let called = Date()
+        let called = ContinuousClock.now
         lock.lock()
-        while process.isRunning {
-            let deadline = firstSignal.map { $0.addingTimeInterval(seconds) }
-                ?? called.addingTimeInterval(Self.reachingTheFirstTrigger)
-            guard lock.wait(until: deadline) || !process.isRunning else {
+        while !ended {
+            let deadline = firstSignal.map { $0 + .seconds(seconds) } ?? called + .seconds(Self.reachingTheFirstTrigger)
+            guard lock.wait(until: Date(timeIntervalSinceNow: Self.seconds(until: deadline))) || ended else {
                 lock.unlock()
-                process.terminate()
+                child.kill()
                 return nil
             }
         }
         lock.unlock()
-        ReaderctlProcess.recordSanitizerReports(in: standardError, of: process.arguments ?? [])
-        return process.terminationStatus
+        // Its streams have closed: readerctl has exited, or does so now.
+        guard let termination = try? child.waitForExit(until: .now + .seconds(10)) else { return nil }
+        ReaderctlProcess.recordSanitizerReports(in: standardError, of: arguments)
+        return termination.status
+    }
+
+    private static func seconds(until deadline: ContinuousClock.Instant) -> TimeInterval {
+        let (seconds, attoseconds) = (deadline - .now).components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     var standardError: String {
@@ -290,5 +291,16 @@ final class InteractiveReaderctl: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return outputText
+    }
+}
+
+extension ChildProcess.Termination {
+    /// The exit status; minus the signal's number for a process a signal killed, which
+    /// equals no exit status.
+    var status: Int32 {
+        switch self {
+        case .exited(let status): status
+        case .signalled(let signal): -signal
+        }
     }
 }

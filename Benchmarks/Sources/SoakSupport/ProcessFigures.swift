@@ -30,7 +30,9 @@ public struct ProcessFigures: Sendable {
         defer { closedir(directory) }
         var descriptors: [Int32: String] = [:]
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // In place: a copy of `d_name` reads all 256 bytes, past a short entry's end.
+            let offset = MemoryLayout<dirent>.offset(of: \.d_name) ?? 0
+            let name = String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
             guard let number = Int32(name), number != dirfd(directory) else { continue }
             var target = [CChar](repeating: 0, count: 256)
             let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)

@@ -18,7 +18,9 @@ struct APDUCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .noCard, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var readerName: ReaderNameOption
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: ArgumentHelp("Command APDUs, in hex.", valueName: "hex"))
@@ -29,7 +31,11 @@ struct APDUCommand: AsyncParsableCommand {
 
     @OptionGroup var insertion: InsertionWaitOption
 
+    /// The reader the options name, and how it is reached.
+    var reader: ReaderOptions { ReaderOptions(readerName, link, emulator) }
+
     func validate() throws {
+        try reader.validate()
         _ = try commands()
     }
 

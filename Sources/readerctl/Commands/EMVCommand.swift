@@ -16,13 +16,22 @@ struct EMVCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .noCard, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var readerName: ReaderNameOption
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
     @OptionGroup var output: OutputOptions
 
     @OptionGroup var insertion: InsertionWaitOption
 
     @Flag(help: "Also print every data object read, by tag name, card data masked (unless --reveal).")
     var tlv = false
+
+    /// The reader the options name, and how it is reached.
+    var reader: ReaderOptions { ReaderOptions(readerName, link, emulator) }
+
+    func validate() throws {
+        try reader.validate()
+    }
 
     func run() async throws {
         let insertion = insertion

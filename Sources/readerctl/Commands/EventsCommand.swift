@@ -17,7 +17,9 @@ struct EventsCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: FleetReaderOptions
+    @OptionGroup var selection: FleetSelectionOptions
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
     @OptionGroup var output: OutputOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
@@ -26,7 +28,11 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds, 1-604800 (7 days).", valueName: "seconds"))
     var duration: Int?
 
+    /// The readers the options name, and how they are reached.
+    var reader: FleetReaderOptions { FleetReaderOptions(selection, link, emulator) }
+
     func validate() throws {
+        try reader.validate()
         try output.checkRecording(readers: reader)
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         try OptionBounds.checkRun(duration: duration)

@@ -15,10 +15,16 @@ struct InfoCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: FleetReaderOptions
+    @OptionGroup var selection: FleetSelectionOptions
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
     @OptionGroup var output: OutputOptions
 
+    /// The readers the options name, and how they are reached.
+    var reader: FleetReaderOptions { FleetReaderOptions(selection, link, emulator) }
+
     func validate() throws {
+        try reader.validate()
         try output.checkRecording(readers: reader)
     }
 

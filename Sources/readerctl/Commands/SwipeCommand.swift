@@ -13,13 +13,19 @@ struct SwipeCommand: AsyncParsableCommand {
             \(ExitStatus.help([.timedOut, .badSwipe, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
 
-    @OptionGroup var reader: ReaderOptions
+    @OptionGroup var readerName: ReaderNameOption
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
     @OptionGroup var output: OutputOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the swipe, 1-65535.", valueName: "seconds"))
     var timeout = 30
 
+    /// The reader the options name, and how it is reached.
+    var reader: ReaderOptions { ReaderOptions(readerName, link, emulator) }
+
     func validate() throws {
+        try reader.validate()
         guard (1...65535).contains(timeout) else { throw ValidationError("--timeout must be within 1…65535 seconds") }
     }
 

@@ -28,7 +28,9 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The firmware image, a .vfw file.", valueName: "image"), completion: Completions.firmwareImage)
     var image: String
 
-    @OptionGroup var reader: FleetReaderOptions
+    @OptionGroup var selection: FleetSelectionOptions
+    @OptionGroup var link: ReaderLinkOptions
+    @OptionGroup var emulator: EmulatedReaderOptions
 
     @Flag(help: "Print JSON lines for scripts instead of text.")
     var json = false
@@ -36,7 +38,11 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Readers updated at once, 1-16.", valueName: "n"))
     var maxParallel = 7
 
+    /// The readers the options name, and how they are reached.
+    var reader: FleetReaderOptions { FleetReaderOptions(selection, link, emulator) }
+
     func validate() throws {
+        try reader.validate()
         guard (1...16).contains(maxParallel) else { throw ValidationError("--max-parallel must be within 1…16") }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ProcessSpawning
 
 /// Small reads of the kernel's files (/proc, /sys), whose sizes `stat` does not give:
 /// read to the end, at most 64 KiB.
@@ -48,9 +49,7 @@ enum SystemFiles {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = directoryEntryName(entry)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()

@@ -2,11 +2,9 @@ import ArgumentParser
 import CardReaderKit
 import CardReaderKitTesting
 
-/// Which readers a command that takes several (info, events, update-firmware) talks to:
-/// one or more Bluetooth readers, every one in range, the emulated reader, or an emulated
-/// fleet. Unknown properties are the link's (`options.verbose`: ``ReaderLinkOptions/verbose``).
-@dynamicMemberLookup
-struct FleetReaderOptions: ParsableArguments, ReaderSelection {
+/// The options of a command that takes several readers (info, events, update-firmware)
+/// that say which: one or more Bluetooth readers, every one in range, or an emulated fleet.
+struct FleetSelectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "A Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address. Repeat for several readers, connected one at a time, each within --connect-timeout from its turn. With --emulated-fleet: a member's name or a prefix of it.",
         valueName: "name|address"))
@@ -19,19 +17,40 @@ struct FleetReaderOptions: ParsableArguments, ReaderSelection {
     var scanTimeout = Seconds(5)
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "N emulated readers instead, 1-\(Self.largestEmulatedFleet), named VPOS3356-E001, VPOS3356-E002, ... (no Bluetooth needed); pick them with --all or --reader. Each holds --card under --scenario.",
+        "N emulated readers instead, 1-\(FleetReaderOptions.largestEmulatedFleet), named VPOS3356-E001, VPOS3356-E002, ... (no Bluetooth needed); pick them with --all or --reader. Each holds --card under --scenario.",
         valueName: "n"))
     var emulatedFleet: Int?
+}
 
-    @OptionGroup var link: ReaderLinkOptions
+/// Which readers a command that takes several (info, events, update-firmware) talks to:
+/// one or more Bluetooth readers, every one in range, the emulated reader, or an emulated
+/// fleet; its option groups taken together (``FleetSelectionOptions``,
+/// ``ReaderLinkOptions``, ``EmulatedReaderOptions``), which the command declares side by
+/// side. Unknown properties are the link's (`options.verbose`: ``ReaderLinkOptions/verbose``).
+@dynamicMemberLookup
+struct FleetReaderOptions: ReaderSelection {
+    var reader: [String]
+    var all: Bool
+    var scanTimeout: Seconds
+    var emulatedFleet: Int?
+    var link: ReaderLinkOptions
+    var emulator: EmulatedReaderOptions
 
-    @OptionGroup var emulator: EmulatedReaderOptions
+    init(_ selection: FleetSelectionOptions, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions) {
+        reader = selection.reader
+        all = selection.all
+        scanTimeout = selection.scanTimeout
+        emulatedFleet = selection.emulatedFleet
+        self.link = link
+        self.emulator = emulator
+    }
 
     subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
 
     /// The most readers `--emulated-fleet` serves.
     static let largestEmulatedFleet = 32
 
+    /// The groups' options checked together; the command's `validate()` calls it.
     func validate() throws {
         try ReaderNameCheck.check(reader)
         try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")

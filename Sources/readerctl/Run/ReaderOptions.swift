@@ -1,21 +1,26 @@
 import ArgumentParser
 import CardReaderKit
 
-/// Which reader a single-reader command (swipe, power-on, apdu, emv) talks to, and how.
-/// Unknown properties are the link's (`options.verbose`: ``ReaderLinkOptions/verbose``).
+/// Which reader a single-reader command (swipe, power-on, apdu, emv) talks to, and how:
+/// its option groups taken together (``ReaderNameOption``, ``ReaderLinkOptions``,
+/// ``EmulatedReaderOptions``), which the command declares side by side (see
+/// ``ReaderLinkOptions`` for why they are not nested). Unknown properties are the link's
+/// (`options.verbose`: ``ReaderLinkOptions/verbose``).
 @dynamicMemberLookup
-struct ReaderOptions: ParsableArguments, ReaderSelection {
-    @Option(help: ArgumentHelp(
-        "The Bluetooth reader: its advertised name or a prefix of it (VPOS3356-1A2B, VPOS), or its address.",
-        valueName: "name|address"))
+struct ReaderOptions: ReaderSelection {
     var reader: String?
+    var link: ReaderLinkOptions
+    var emulator: EmulatedReaderOptions
 
-    @OptionGroup var link: ReaderLinkOptions
-
-    @OptionGroup var emulator: EmulatedReaderOptions
+    init(_ name: ReaderNameOption, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions) {
+        reader = name.reader
+        self.link = link
+        self.emulator = emulator
+    }
 
     subscript<Value>(dynamicMember keyPath: KeyPath<ReaderLinkOptions, Value>) -> Value { link[keyPath: keyPath] }
 
+    /// The groups' options checked together; the command's `validate()` calls it.
     func validate() throws {
         try ReaderNameCheck.check(reader)
         switch (reader != nil, link.emulated) {

@@ -95,7 +95,7 @@ struct EmulatedReaderLrzszTests {
             clock: clock)
         let connection = try await reader.connect(maximumNotificationLength: Self.notificationLength, encrypted: true)
         // sb waits (10 s a try, six tries) for the reader's first `C`.
-        let child = try ChildProcess(Self.arguments + [Self.imageName], in: directory.path, standardError: logFile)
+        let child = try ChildProcess(Self.arguments + [Self.imageName], in: directory.path, standardError: .appended(to: logFile))
         defer { child.kill() }
 
         try await Self.write(

@@ -66,7 +66,7 @@ struct LrzszInteropTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let logFile = work.appendingPathComponent("rb.log").path
-        let child = try ChildProcess(Self.arguments, in: directory.path, standardError: logFile)
+        let child = try ChildProcess(Self.arguments, in: directory.path, standardError: .appended(to: logFile))
         var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
         var sender = YModemSender(fileName: fileName, file: file, configuration: Self.configuration)

@@ -113,7 +113,7 @@ struct LrzszSenderInteropTests {
         try Data(file).write(to: directory.appendingPathComponent(fileName))
         let logFile = directory.appendingPathComponent("sb.log").path
         let child = try ChildProcess(
-            Self.arguments(verbose: verbose) + [fileName], in: directory.path, standardError: logFile)
+            Self.arguments(verbose: verbose) + [fileName], in: directory.path, standardError: .appended(to: logFile))
         var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
         var receiver = YModemReceiver(expectedSize: file.count, configuration: options.configuration)

@@ -1,4 +1,4 @@
-import Dispatch
+import ChildProcessSupport
 import Foundation
 import TestEnvironment
 
@@ -12,10 +12,8 @@ import Glibc
 /// (SIGKILL) by ``kill()``, or without waiting on deinit. Shared by the test targets that need a bus.
 package final class TestBus: @unchecked Sendable {
     package let address: String
-    private let process: Process
+    private let daemon: ChildProcess
     private let directory: URL
-    /// Signalled when Foundation has seen the daemon exit.
-    private let exited = DispatchSemaphore(value: 0)
 
     /// Starts a daemon and returns once it listens. The daemon is waited for on a thread of
     /// its own, never on the cooperative pool the other tests' tasks share.
@@ -48,42 +46,35 @@ package final class TestBus: @unchecked Sendable {
             </busconfig>
             """
         try xml.write(to: config, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(config.path)", "--print-address", "--nofork", "--nopidfile"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.terminationHandler = { [exited] _ in exited.signal() }
-        try process.run()
-        // The daemon prints its address once it listens; EOF means it failed.
-        var data = Data()
-        while !data.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
+        daemon = try ChildProcess(
+            ["/usr/bin/dbus-daemon", "--config-file=\(config.path)", "--print-address", "--nofork", "--nopidfile"],
+            in: directory.path)
+        // The daemon prints its address once it listens; end of file means it failed. A
+        // bound for a hung daemon, not a timing: it listens within milliseconds.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var data: [UInt8] = []
+        while !data.contains(UInt8(ascii: "\n")), let chunk = try daemon.read(until: deadline), !chunk.isEmpty {
+            data += chunk
         }
         let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !line.isEmpty else {
-            process.terminate()
-            throw TestFailure("dbus-daemon did not print an address")
+        guard data.contains(UInt8(ascii: "\n")), !line.isEmpty else {
+            daemon.kill()
+            throw TestFailure("dbus-daemon did not print an address within 30 s: \(daemon.termination.map { "\($0)" } ?? "still running")")
         }
         address = line
     }
 
-    /// Kills the daemon abruptly (SIGKILL), as a crash would, and waits until Foundation has
-    /// seen it exit (on a thread of its own): at most 10 s, as Foundation learns of the exit
-    /// only when the last copy of a socket its child holds closes, and a copy held elsewhere
-    /// must not hang the tests.
+    /// Kills the daemon abruptly (SIGKILL), as a crash would, and waits until it has been
+    /// reaped (on a thread of its own).
     package func kill() async {
-        guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        await onThreadOfItsOwn { [exited] in _ = exited.wait(timeout: .now() + 10) }
+        daemon.kill()
+        await onThreadOfItsOwn { [daemon] in _ = try? daemon.waitForExit(until: .now + .seconds(10)) }
     }
 
     /// Kills the daemon without waiting: a deinit runs on whatever thread let go of the
     /// bus last, often one of the cooperative pool's few, which must not block.
     deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        daemon.kill()
         try? FileManager.default.removeItem(at: directory)
     }
 }
