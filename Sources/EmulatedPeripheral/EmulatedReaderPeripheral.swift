@@ -178,12 +178,19 @@ public actor EmulatedReaderPeripheral {
     private func unregister() async {
         watcher?.cancel()
         watcher = nil
-        pairingMode?.cancel()
-        pairingMode = nil
+        if let pairingMode {
+            // Its loop may have left the adapter bondable: pairing mode ends with the reader.
+            pairingMode.cancel()
+            self.pairingMode = nil
+            _ = try? await adapter.setPairable(false)
+        }
         await agent?.unregister()
         agent = nil
         await advertiser?.unregister()
-        await application?.unregister()
+        if let application {
+            await flushGoneHosts()
+            await application.unregister()
+        }
         advertiser = nil
         application = nil
         layout = nil
@@ -196,6 +203,7 @@ public actor EmulatedReaderPeripheral {
         let layout = await reader.gattLayout
         guard layout != self.layout else { return }
         if let application {
+            await flushGoneHosts()
             await application.unregister()
             self.application = nil
             logger.info("GATT table changed with the firmware", metadata: ["name": "\(localName)", "table": "\(layout)"])
@@ -205,6 +213,31 @@ public actor EmulatedReaderPeripheral {
         application = try await GattApplication.register(services(for: layout), on: adapter, at: "/cardreaderkit/reader")
         self.layout = layout
     }
+
+    /// Makes bluetoothd forget the hosts that are gone, before the table goes away.
+    ///
+    /// bluetoothd keeps a bonded host's subscriptions after it disconnects. When that host's
+    /// bond then goes (the reader dropped its oldest bond, or the button), bluetoothd forgets
+    /// them only at its next Service Changed, by calling the subscribed characteristics'
+    /// callbacks; when that Service Changed is the removal of this very table, BlueZ 5.66
+    /// has freed the characteristics by then and can abort (Docs/bluetooth-notes.md). A
+    /// service registered and removed just before the table goes sends that Service Changed
+    /// while every characteristic still exists; it reaches no host the table's own removal
+    /// would not reach anyway.
+    private func flushGoneHosts() async {
+        do throws(BluetoothError) {
+            let flush = try await GattApplication.register(
+                [Self.flushService], on: adapter, at: "/cardreaderkit/reader_flush")
+            await flush.unregister()
+        } catch {
+            logger.debug("could not flush the hosts that are gone: \(error)")
+        }
+    }
+
+    /// The service ``flushGoneHosts()`` registers for a moment: one readable characteristic.
+    static let flushService = GattServiceDefinition(
+        uuid: "6b1f0f57-4a0c-4e4c-9c36-1c2f5a0d7e01",
+        characteristics: [GattCharacteristicDefinition(uuid: "6b1f0f57-4a0c-4e4c-9c36-1c2f5a0d7e02", flags: ["read"])])
 
     /// bluetoothd stopped or restarted and forgot the application: serve again once it
     /// is back (checked every half second for at most a minute).
@@ -237,6 +270,13 @@ public actor EmulatedReaderPeripheral {
     public func stop() async {
         guard !stopped else { return }
         stopped = true
+        // A stop is most often asked from a cancelled task (Ctrl-C), where every D-Bus call
+        // ends at once as cancelled: nothing would be unregistered, and the adapter would
+        // keep the reader's name. The teardown runs in a task of its own, not cancelled.
+        await Task { await self.tearDown() }.value
+    }
+
+    private func tearDown() async {
         comeback?.cancel()
         if let central {
             _ = try? await session.connection.call(

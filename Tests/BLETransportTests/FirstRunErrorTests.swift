@@ -109,6 +109,35 @@ import Glibc
         }
     }
 
+    /// A find given up (its task cancelled, as a connect is on Ctrl-C) still stops its
+    /// discovery: a StopDiscovery sent from the cancelled task would end before it left,
+    /// and bluetoothd would go on scanning for this client.
+    @Test func aFindThatIsCancelledStillStopsItsDiscovery() async throws {
+        let started = Gate()
+        try await withFakeBlueZ({ fake in
+            try fake.addAdapter("hci1", powered: true, methods: [
+                DBusMethod("SetDiscoveryFilter", in: "a{sv}") { _ in [] },
+                DBusMethod("StartDiscovery") { call in
+                    fake.record(call)
+                    started.open()
+                    return []
+                },
+                DBusMethod("StopDiscovery") { call in
+                    fake.record(call)
+                    return []
+                },
+            ])
+        }) { session, fake in
+            let adapter = try await session.adapter(named: "hci1")
+            let finding = Task { try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .seconds(30)) }
+            try await started.wait(within: Double(WaitBound.inProcess.components.seconds))
+            finding.cancel()
+            _ = try? await finding.value
+            #expect(fake.recorded("StartDiscovery").count == 1)
+            #expect(fake.recorded("StopDiscovery").count == 1)
+        }
+    }
+
     @Test func rolesAndModaliasSayLEAndTheVersion() async throws {
         try await withFakeBlueZ({ fake in
             try fake.addAdapter("hci0", powered: true, properties: [

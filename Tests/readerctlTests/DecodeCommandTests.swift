@@ -117,7 +117,9 @@ import Testing
     /// (1,000,000 bytes, counted from the input), streamed, not one record per byte.
     @Test func aMegabyteOfFalseStartsIsOneDamageRecord() async throws {
         let line = "< " + String(repeating: "02", count: 1_000_000) + "\n"
-        let result = try await ReaderctlProcess.run(["decode", "--json", "-"], standardInput: Data(line.utf8))
+        // A debug readerctl takes 5 s over this alone and 26–32 s in a whole suite run with
+        // both cores busy (`Scripts/repeat-tests --load always --long`): five times that.
+        let result = try await ReaderctlProcess.run(["decode", "--json", "-"], standardInput: Data(line.utf8), timeout: 160)
         #expect(result.status == 1)
         let records = result.standardOutput.split(separator: "\n")
         #expect(records.count == 1)

@@ -46,6 +46,10 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
                 operation: "StartDiscovery on \(adapter.name)")
         } catch where error.code == .inProgress {
             // This client's discovery is already running: keep using it.
+        } catch where error.code == .cancelled {
+            // The call may have reached bluetoothd before the caller gave up.
+            await stopDiscovery(on: adapter)
+            throw error
         }
         session.logger.debug("discovery started", metadata: ["adapter": "\(adapter.name)", "filter": "\(filter.summary)"])
 
@@ -70,14 +74,10 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
         await Self.stopDiscovery(on: adapter)
     }
 
+    /// Sent even from a cancelled task (a connect given up, Ctrl-C): else bluetoothd would
+    /// go on scanning for this client.
     private static func stopDiscovery(on adapter: BluetoothAdapter) async {
-        do {
-            try await adapter.session.call(
-                adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5),
-                operation: "StopDiscovery on \(adapter.name)")
-        } catch {
-            adapter.session.logger.debug("StopDiscovery: \(error)")
-        }
+        await adapter.session.cleanUp(adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5))
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

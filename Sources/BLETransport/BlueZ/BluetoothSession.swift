@@ -94,6 +94,22 @@ public final class BluetoothSession: Sendable {
         try await signals.events(under: root, interfaces: interfaces)
     }
 
+    /// A call that undoes something (StopDiscovery, Disconnect, an Unregister…): it is
+    /// sent even when the calling task is cancelled, as a cleanup most often is (Ctrl-C, a
+    /// connect given up), and its error is only logged (debug): what it undoes may be gone.
+    func cleanUp(
+        _ path: DBusObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+        timeout: Duration
+    ) async {
+        await Task {
+            do throws(BluetoothError) {
+                try await call(path, interface, member, arguments, timeout: timeout, operation: "\(member) \(path)")
+            } catch {
+                logger.debug("\(member) \(path): \(error)")
+            }
+        }.value
+    }
+
     @discardableResult
     func call(
         _ path: DBusObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],

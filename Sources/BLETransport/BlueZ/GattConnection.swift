@@ -181,7 +181,7 @@ public actor GattConnection {
     private func reconnectAfterStall(deadline: Duration, timeout: Duration) async throws(BluetoothError) {
         let remaining = min(deadline - now, .seconds(10))
         guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
-        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
+        await session.cleanUp(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
         if Task.isCancelled { throw .cancelled }
         let left = deadline - now
         guard left > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
@@ -194,21 +194,9 @@ public actor GattConnection {
     private func abandon() async {
         closed = true
         finish()
-        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .milliseconds(500))
+        await session.cleanUp(path, BlueZNames.deviceInterface, "Disconnect", timeout: .milliseconds(500))
     }
 
-    /// A best-effort call that runs even when the calling task is cancelled (cleanup).
-    func detached(_ target: DBusObjectPath, _ interface: String, _ member: String, timeout: Duration) async {
-        let session = self.session
-        let operation = "\(member) \(target)"
-        await Task {
-            do throws(BluetoothError) {
-                try await session.call(target, interface, member, timeout: timeout, operation: operation)
-            } catch {
-                session.logger.debug("\(operation): \(error)")
-            }
-        }.value
-    }
 
     // MARK: - Closing
 
@@ -221,9 +209,9 @@ public actor GattConnection {
         finish()
         guard !wasLost else { return }
         for characteristic in notifying {
-            await detached(characteristic, BlueZNames.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2))
+            await session.cleanUp(characteristic, BlueZNames.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2))
         }
-        await detached(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
+        await session.cleanUp(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
     }
 
     private func finish() {

@@ -55,7 +55,12 @@ struct BlueZPairing {
         } catch {
             result = .failure(error)
         }
-        if !wasPairable { try? await adapter.setPairable(false) }
+        if !wasPairable {
+            // Even when the caller gave up (Ctrl-C at the passkey prompt): else the adapter
+            // would stay bondable for every device in range.
+            let adapter = adapter
+            await Task { _ = try? await adapter.setPairable(false) }.value
+        }
         await agent.unregister()
         let state = passkeys.withLock { $0 }
         switch result {

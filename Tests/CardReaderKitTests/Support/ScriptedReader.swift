@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import ManualClockSteps
 import ReaderProtocol
 
 /// A reader played by the test, frame by frame: it sees each command the host writes and
@@ -67,7 +68,7 @@ actor ScriptedReader {
 
     /// Waits until the host has handled everything sent so far (it waits for more), up to
     /// `limit` of real time.
-    func waitUntilHostHasHandledEverything(within limit: Duration = .seconds(10)) async throws {
+    func waitUntilHostHasHandledEverything(within limit: Duration = WaitBound.inProcess) async throws {
         guard hostWaiting == nil || !outbox.isEmpty else { return }
         let alarm = Task {
             guard (try? await Task.sleep(for: limit)) != nil else { return }
@@ -100,7 +101,7 @@ actor ScriptedReader {
     }
 
     /// The next command the host sent, waiting up to `limit` of real time for it.
-    func nextCommand(within limit: Duration = .seconds(10)) async throws -> ReaderCommand {
+    func nextCommand(within limit: Duration = WaitBound.inProcess) async throws -> ReaderCommand {
         if commands.isEmpty {
             let alarm = Task {
                 guard (try? await Task.sleep(for: limit)) != nil else { return }

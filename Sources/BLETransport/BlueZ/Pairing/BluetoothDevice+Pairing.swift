@@ -15,8 +15,7 @@ extension BluetoothDevice {
     /// pairing in progress, BlueZ 5.66 unpairs the device: call it only while a ``pair(timeout:)``
     /// of this session runs.
     public func cancelPairing() async {
-        _ = try? await session.call(
-            path, BlueZNames.deviceInterface, "CancelPairing", timeout: .seconds(5), operation: "CancelPairing")
+        await session.cleanUp(path, BlueZNames.deviceInterface, "CancelPairing", timeout: .seconds(5))
     }
 }
 
@@ -24,7 +23,6 @@ extension BluetoothDevice {
     /// Disconnects the device (`Device1.Disconnect`), e.g. after a `Pair` that connected
     /// it. Errors are ignored: a device already gone is disconnected.
     public func disconnect() async {
-        _ = try? await session.call(
-            path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10), operation: "Disconnect")
+        await session.cleanUp(path, BlueZNames.deviceInterface, "Disconnect", timeout: .seconds(10))
     }
 }

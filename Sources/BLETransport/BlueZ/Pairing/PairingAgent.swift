@@ -64,9 +64,9 @@ public final class PairingAgent: Sendable {
 
     /// Unregisters the agent and removes its object. Idempotent.
     public func unregister() async {
-        _ = try? await session.call(
+        await session.cleanUp(
             BlueZNames.managerPath, BlueZNames.agentManagerInterface, "UnregisterAgent", [.objectPath(path)],
-            timeout: .seconds(5), operation: "UnregisterAgent")
+            timeout: .seconds(5))
         session.connection.unexport(path)
     }
 

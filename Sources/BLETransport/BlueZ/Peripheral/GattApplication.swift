@@ -125,9 +125,9 @@ public final class GattApplication: Sendable {
 
     /// Unregisters the application from BlueZ and removes its objects.
     public func unregister() async {
-        _ = try? await adapter.session.call(
+        await adapter.session.cleanUp(
             adapter.path, BlueZNames.gattManagerInterface, "UnregisterApplication", [.objectPath(root)],
-            timeout: .seconds(5), operation: "UnregisterApplication")
+            timeout: .seconds(5))
         unexportAll()
     }
 

@@ -70,9 +70,9 @@ public final class LEAdvertiser: Sendable {
     /// Unregisters and removes the advertisements.
     public func unregister() async {
         for path in paths {
-            _ = try? await adapter.session.call(
+            await adapter.session.cleanUp(
                 adapter.path, BlueZNames.advertisingManagerInterface, "UnregisterAdvertisement", [.objectPath(path)],
-                timeout: .seconds(5), operation: "UnregisterAdvertisement")
+                timeout: .seconds(5))
             adapter.session.connection.unexport(path)
         }
     }
