@@ -2,6 +2,7 @@ import BLETransport
 import BlueZTestSupport
 import CardReaderKitTesting
 import Locking
+import ManualClockSteps
 import Testing
 
 /// The BlueZ layer against a fake bluetoothd on a private dbus-daemon.
@@ -104,5 +105,40 @@ import Testing
         #expect(fake.recorded("UnregisterApplication").count == 1)
         await session.close()
         await server.close()
+    }
+
+    /// An advertiser whose caller gives up while bluetoothd registers the second
+    /// advertisement is not one advertisement short: it throws, and both advertisements,
+    /// which bluetoothd may have taken, are unregistered.
+    @Test func anAdvertiserGivenUpWhileRegisteringLeavesNoAdvertisement() async throws {
+        let bus = try await TestBus.start()
+        let fake = try await FakeBlueZ.start(on: bus)
+        let registering = Gate(), registrationEnds = Gate()
+        let registrations = Locked(0)
+        try fake.addAdapter("hci0", powered: true, interfaces: [
+            DBusInterface("org.bluez.LEAdvertisingManager1", methods: [
+                DBusMethod("RegisterAdvertisement", in: "oa{sv}") { call in
+                    fake.record(call)
+                    guard registrations.withLock({ $0 += 1; return $0 }) == 2 else { return [] }
+                    registering.open()
+                    try await registrationEnds.wait(within: Double(WaitBound.inProcess.components.seconds))
+                    return []
+                },
+                DBusMethod("UnregisterAdvertisement", in: "o") { call in
+                    fake.record(call)
+                    return []
+                },
+            ])
+        ])
+        let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())
+        let adapter = try await session.adapter(named: "hci0")
+        let advertising = Task { try await LEAdvertiser.register(LEAdvertisement(localName: "VPOS3356-0001"), on: adapter, at: "/test/adv") }
+        try await registering.wait(within: Double(WaitBound.inProcess.components.seconds))
+        advertising.cancel()
+        registrationEnds.open()
+        await #expect(throws: BluetoothError.cancelled) { try await advertising.value }
+        #expect(fake.recorded("UnregisterAdvertisement").count == 2)
+        await session.close()
+        await fake.connection.close()
     }
 }

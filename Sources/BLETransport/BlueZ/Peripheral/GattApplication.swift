@@ -52,7 +52,8 @@ public final class GattApplication: Sendable {
                 [.objectPath(root), .stringVariantDictionary([:])], timeout: .seconds(15),
                 operation: "RegisterApplication on \(adapter.name)")
         } catch {
-            application.unexportAll()
+            // A caller that gave up may have been registered all the same.
+            if error.code == .cancelled { await application.unregister() } else { application.unexportAll() }
             throw error
         }
         return application

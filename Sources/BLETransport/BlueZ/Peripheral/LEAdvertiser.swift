@@ -58,6 +58,11 @@ public final class LEAdvertiser: Sendable {
                     operation: "RegisterAdvertisement on \(adapter.name)")
                 registered.append(path)
             } catch {
+                if error.code == .cancelled {
+                    // A caller that gave up gets none, though bluetoothd may have taken them.
+                    await LEAdvertiser(adapter: adapter, paths: registered + [path]).unregister()
+                    throw error
+                }
                 connection.unexport(path)
                 // A controller with a single advertising slot still gets one advertisement.
                 if index > 0 { break }
