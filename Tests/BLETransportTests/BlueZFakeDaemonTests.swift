@@ -47,20 +47,11 @@ import Testing
                     exported.withLock { $0 = objects }
                     return []
                 },
-                DBusMethod("UnregisterApplication", in: "o") { call in
-                    fake.record(call)
-                    return []
-                },
+                fake.recordingMethod("UnregisterApplication", in: "o"),
             ]),
             DBusInterface("org.bluez.LEAdvertisingManager1", methods: [
-                DBusMethod("RegisterAdvertisement", in: "oa{sv}") { call in
-                    fake.record(call)
-                    return []
-                },
-                DBusMethod("UnregisterAdvertisement", in: "o") { call in
-                    fake.record(call)
-                    return []
-                },
+                fake.recordingMethod("RegisterAdvertisement", in: "oa{sv}"),
+                fake.recordingMethod("UnregisterAdvertisement", in: "o"),
             ]),
         ])
         let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())
@@ -124,10 +115,7 @@ import Testing
                     try await registrationEnds.wait(within: Double(WaitBound.inProcess.components.seconds))
                     return []
                 },
-                DBusMethod("UnregisterAdvertisement", in: "o") { call in
-                    fake.record(call)
-                    return []
-                },
+                fake.recordingMethod("UnregisterAdvertisement", in: "o"),
             ])
         ])
         let session = try await BluetoothSession.open(busAddress: bus.address, clock: ManualClock())

@@ -10,24 +10,7 @@ import ProcessSpawning
 enum SystemFiles {
     /// The file's contents, or nil if it cannot be read.
     static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65_536 {
-            let count = read(fd, &buffer, buffer.count)
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 {
-                return nil
-            } else {
-                break
-            }
-        }
-        return bytes
+        FileBytes.contents(atPath: path, limit: 65_536)
     }
 
     /// The file's text without surrounding white space, or nil.

@@ -8,19 +8,21 @@ import Musl
 /// shell's process substitution (`readerctl decode <(…)`) or a named pipe, whose size no
 /// stat(2) knows (a read that trusts the size finds nothing in them).
 enum FileBytes {
-    /// The whole file at `path`; nil when it cannot be opened or read.
-    static func contents(atPath path: String) -> [UInt8]? {
+    /// The whole file at `path` (its first `limit` bytes at least, when given); nil when it
+    /// cannot be opened or read.
+    static func contents(atPath path: String, limit: Int = .max) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        return readToEnd(descriptor)
+        return readToEnd(descriptor, limit: limit)
     }
 
-    /// Everything `descriptor` gives up to its end; nil on a read error.
-    static func readToEnd(_ descriptor: Int32) -> [UInt8]? {
+    /// Everything `descriptor` gives up to its end, or once `limit` bytes are read; nil on
+    /// a read error.
+    static func readToEnd(_ descriptor: Int32, limit: Int = .max) -> [UInt8]? {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
+        while bytes.count < limit {
             let count = read(descriptor, &buffer, buffer.count)
             if count > 0 {
                 bytes += buffer[..<count]
@@ -30,5 +32,6 @@ enum FileBytes {
                 return nil
             }
         }
+        return bytes
     }
 }

@@ -22,14 +22,10 @@ struct BlueZPairingCancelTests {
         defer { withExtendedLifetime(bus) {} }
         let fake = try await FakeBlueZ.start(on: bus)
         let pairing = Gate(), pairingEnds = Gate()
-        func recorded(_ member: String, in signature: DBusSignature? = "") -> DBusMethod {
-            DBusMethod(member, in: signature) { call in
-                fake.record(call)
-                return []
-            }
-        }
         try fake.connection.export(BlueZNames.managerPath, interfaces: [
-            DBusInterface("org.bluez.AgentManager1", methods: [recorded("RegisterAgent", in: "os"), recorded("UnregisterAgent", in: "o")])
+            DBusInterface(
+                "org.bluez.AgentManager1",
+                methods: [fake.recordingMethod("RegisterAgent", in: "os"), fake.recordingMethod("UnregisterAgent", in: "o")])
         ])
         let readerDevice = DBusInterface(
             "org.bluez.Device1",
@@ -40,8 +36,8 @@ struct BlueZPairingCancelTests {
                     try await pairingEnds.wait(within: Double(WaitBound.inProcess.components.seconds))
                     throw DBusError.remote(name: "org.bluez.Error.AuthenticationCanceled", message: "Authentication Canceled")
                 },
-                recorded("CancelPairing"),
-                recorded("Disconnect"),
+                fake.recordingMethod("CancelPairing"),
+                fake.recordingMethod("Disconnect"),
             ],
             properties: [
                 DBusProperty("Address", value: .string("00:AA:01:00:00:01")),
@@ -52,13 +48,13 @@ struct BlueZPairingCancelTests {
         try fake.addAdapter(
             "hci1", powered: true, properties: [DBusProperty("Pairable", value: .bool(false), access: .readWrite)],
             methods: [
-                recorded("SetDiscoveryFilter", in: "a{sv}"),
+                fake.recordingMethod("SetDiscoveryFilter", in: "a{sv}"),
                 DBusMethod("StartDiscovery") { call in
                     fake.record(call)
                     try fake.connection.export(Self.device, interfaces: [readerDevice])
                     return []
                 },
-                recorded("StopDiscovery"),
+                fake.recordingMethod("StopDiscovery"),
             ])
         let pairable = { fake.connection.propertyValue("Pairable", interface: "org.bluez.Adapter1", path: "/org/bluez/hci1") }
         let connector = BlueZReaderConnector(

@@ -31,6 +31,14 @@ package final class FakeBlueZ: Sendable {
         calls.withLock { $0.filter { $0.contains(".\(member) ") } }
     }
 
+    /// A method that only records its calls (see ``recorded(_:)``) and answers at once.
+    package func recordingMethod(_ member: String, in signature: DBusSignature? = "") -> DBusMethod {
+        DBusMethod(member, in: signature) { [self] call in
+            record(call)
+            return []
+        }
+    }
+
     /// Exports `/org/bluez/NAME` with `Adapter1` (`Address`, `Powered` and `properties`;
     /// `methods` such as `StartDiscovery`) and `interfaces`.
     package func addAdapter(
