@@ -162,7 +162,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if reaper.status == nil { Glibc.kill(pid, SIGKILL) }  // the reaper thread reaps it
+        send(SIGKILL)  // unless reaped; the reaper thread reaps it
         input.close()
         close(output)
         if errorOutput >= 0 { close(errorOutput) }
