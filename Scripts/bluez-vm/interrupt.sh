@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # interrupt PID NAME: Ctrl-C (SIGINT) to a readerctl started in the background, as a person
 # would stop it. It must end within 15 s with status 0; otherwise it is killed, the failure
-# is reported as a step of the calling script (its `failed` counter) and this returns 1.
+# is reported as a step of the calling script (report.sh's `fail`) and this returns 1.
 # Sourced by the scripts that run in the bluez-vm guest.
 interrupt() {
     local pid=$1 name=$2 status=0 watchdog
@@ -14,10 +14,9 @@ interrupt() {
     wait "$watchdog" 2>/dev/null || true
     ((status == 0)) && return 0
     if ((status == 137)); then
-        echo "✘ $name did not stop within 15 s of Ctrl-C (killed)"
+        fail "$name did not stop within 15 s of Ctrl-C (killed)"
     else
-        echo "✘ $name ended with status $status on Ctrl-C (expected 0)"
+        fail "$name ended with status $status on Ctrl-C (expected 0)"
     fi
-    failed=$((failed + 1))
     return 1
 }

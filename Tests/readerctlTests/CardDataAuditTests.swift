@@ -44,8 +44,10 @@ import TestEnvironment
               }
             }
             """
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("card-data-audit-\(getpid()).json")
-        _ = FileManager.default.createFile(atPath: url.path, contents: Data(json.utf8))
+        // One file whatever the run: its content never changes, and an atomic write leaves a
+        // concurrent run reading the whole of it.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("card-data-audit.json")
+        try? Data(json.utf8).write(to: url, options: .atomic)
         return url
     }()
 
