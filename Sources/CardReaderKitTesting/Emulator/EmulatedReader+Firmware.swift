@@ -14,7 +14,35 @@ extension EmulatedReader {
         var refusalsLeft: [Int: Int]
         /// The UART between radio and microcontroller (`firmware-uart`), if the scenario has one.
         var serialLine: UARTReceiveBuffer?
+        /// Bytes of the block the host is writing that it has not written yet, counted as
+        /// they leave the host (before a UART loses any): 0 between blocks.
+        var hostBlockBytesLeft = 0
+
+        /// Counts what the host wrote against the block it starts or goes on with: `SOH`
+        /// and `STX` start a 128- or 1024-byte block (header and CRC included); any other
+        /// byte between blocks stands alone.
+        mutating func hostWrote(_ packet: [UInt8]) {
+            var rest = packet[...]
+            while let first = rest.first {
+                if hostBlockBytesLeft == 0 {
+                    hostBlockBytesLeft = switch first {
+                    case YModem.soh: 3 + 128 + 2
+                    case YModem.stx: 3 + 1024 + 2
+                    default: 1
+                    }
+                }
+                let taken = min(hostBlockBytesLeft, rest.count)
+                hostBlockBytesLeft -= taken
+                rest = rest.dropFirst(taken)
+            }
+        }
     }
+
+    /// Whether the host is part way through writing a YModem block. On a test's manual
+    /// clock no time passes while it does: the reader's pause between a block's bytes
+    /// (1 s, then the block is taken as cut short) is for a line that went quiet, not for a
+    /// host between two writes of one block.
+    public var isTakingABlockFromTheHost: Bool { (firmware?.hostBlockBytesLeft ?? 0) > 0 }
 
     /// The battery level below which ENTER FIRMWARE UPDATE answers `0B` (§7.1).
     static let firmwareBatteryMinimum: UInt8 = 30
@@ -38,6 +66,7 @@ extension EmulatedReader {
     /// scenario's UART if it has one.
     func receiveFirmware(_ packet: [UInt8]) {
         guard firmware != nil else { return }
+        firmware?.hostWrote(packet)
         guard firmware?.serialLine != nil else { return run(firmware?.receiver.receive(packet) ?? []) }
         drainSerialLine()
         firmware?.serialLine?.arrive(packet)

@@ -61,7 +61,23 @@ struct FirmwareUpdateTests {
         /// waits for it) and any shorter timing of the emulated reader, such as a late
         /// acknowledgement; never through a deadline of the host.
         func throughRestart<Value: Sendable>(_ body: @Sendable () async throws -> Value) async rethrows -> Value {
-            try await clock.advancing(throughSleepsWithin: Self.restartTime, during: body)
+            try await stepping(through: Self.restartTime, body)
+        }
+
+        /// Runs `body` while the clock steps through every sleep that ends within `horizon`,
+        /// each step only once the host is not part way through writing a block
+        /// (``EmulatedReader/isTakingABlockFromTheHost``): however busy the machine, a host
+        /// between two writes of one block never meets the reader's 1 s pause between a
+        /// block's bytes, which would cut the block short.
+        func stepping<Value: Sendable>(
+            through horizon: Duration, _ body: @Sendable () async throws -> Value
+        ) async rethrows -> Value {
+            let (emulator, control) = (emulator, control)
+            let stepper = ClockStepper(clock, throughSleepsWithin: horizon) {
+                try await control.waitUntilHostIsNotWriting { await emulator.isTakingABlockFromTheHost }
+            }
+            defer { stepper.stop() }
+            return try await body()
         }
 
         /// Runs the update, with `drive` moving the clock meanwhile; the phases seen, in
@@ -222,7 +238,7 @@ struct FirmwareUpdateTests {
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aNAKedBlockIsSentAgain() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:3", "firmware-nak=3"])
         // The sender waits for 1 s of quiet after each NAK; the restart is shorter.
-        let report = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) {
+        let report = try await bench.stepping(through: .seconds(1)) {
             try await bench.update().result.get()
         }
         #expect(report.version == "2.5.0")
@@ -240,7 +256,7 @@ struct FirmwareUpdateTests {
     /// cuts a block short, 200 ms of quiet before its `NAK`.
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aReaderWhoseUARTOverflowsGetsTheImageIn128ByteBlocks() async throws {
         let bench = try await Bench(scenario: ["firmware-uart=512:11520"], mtu: 247)
-        let report = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) {
+        let report = try await bench.stepping(through: .seconds(1)) {
             try await bench.update().result.get()
         }
         #expect(report.version == "2.5.0")
@@ -253,7 +269,7 @@ struct FirmwareUpdateTests {
     @Test(.enabled(if: LongTests.enabled, Comment(rawValue: LongTests.reason))) func aBlockRefusedTenTimesEndsTheTransfer() async throws {
         let bench = try await Bench(scenario: ["firmware-nak=2:10"])
         // The sender waits for 1 s of quiet after each NAK.
-        let error = try await bench.clock.advancing(throughSleepsWithin: .seconds(1)) { try await bench.failure() }
+        let error = try await bench.stepping(through: .seconds(1)) { try await bench.failure() }
         #expect(error == .abortedByReader(block: 2))
         try await bench.expectUsable(on: "2.4.1")
     }
@@ -329,7 +345,7 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
         let reader = bench.reader
         let image = Self.image
-        let error = await bench.clock.advancing(throughSleepsWithin: .milliseconds(20)) { () async -> CardReaderError? in
+        let error = await bench.stepping(through: .milliseconds(20)) { () async -> CardReaderError? in
             await Task { () async -> CardReaderError? in
                 do throws(CardReaderError) {
                     for try await progress in reader.updateFirmware(image: image)
@@ -354,7 +370,7 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
         let reader = bench.reader
         let image = Self.image
-        try await bench.clock.advancing(throughSleepsWithin: .milliseconds(20)) {
+        try await bench.stepping(through: .milliseconds(20)) {
             for try await progress in reader.updateFirmware(image: image) where progress.bytesSent > 0 {
                 break
             }

@@ -13,6 +13,9 @@ actor ConnectorControl {
     private(set) var notificationsTaken = 0
     /// Whether the host is waiting for the next inbound item, having handled the last.
     private var hostWaiting = false
+    /// Whether the host's link is down (it took the link's end, or closed it) and no other
+    /// has opened since: nothing is on its way to the host.
+    private var linkDown = true
     private var refusalsLeft = 0
     private var holding = false
     private var held: [UInt64: CheckedContinuation<Bool, Never>] = [:]
@@ -68,7 +71,23 @@ actor ConnectorControl {
     /// Called by the link: the host got an inbound item.
     func hostTook(_ item: LinkInbound?) {
         hostWaiting = false
-        if case .notification = item { notificationsTaken += 1 }
+        switch item {
+        case .notification: notificationsTaken += 1
+        case .dropped, nil: linkDown = true
+        }
+        wakeWaiters()
+    }
+
+    /// Called by the connector: a link opened.
+    func linkOpened() {
+        linkDown = false
+        wakeWaiters()
+    }
+
+    /// Called by the link: the host closed it.
+    func linkClosed() {
+        linkDown = true
+        wakeWaiters()
     }
 
     /// Waits until at least `count` attempts have begun, up to `limit` of real time.
@@ -86,6 +105,18 @@ actor ConnectorControl {
     func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = WaitBound.inProcess) async throws {
         try await waitUntil("the host handling \(count) notifications", within: limit) {
             $0.notificationsTaken >= count && $0.hostWaiting
+        }
+    }
+
+    /// Waits until the host is not part way through something it writes in several packets
+    /// (`writing`), or its link is down. Each wait is up to `limit` of real time.
+    func waitUntilHostIsNotWriting(
+        _ writing: @Sendable () async -> Bool, within limit: Duration = WaitBound.inProcess
+    ) async throws {
+        while true {
+            let writesSeen = writes
+            guard !linkDown, await writing() else { return }
+            try await waitUntil("the host writing on", within: limit) { $0.writes > writesSeen || $0.linkDown }
         }
     }
 
@@ -131,7 +162,9 @@ struct ControlledConnector: ReaderConnector {
         guard await control.begin() else {
             throw LinkError(LinkError.Code(rawValue: "refused-by-test"), "the test refused this connection attempt")
         }
-        return counted(try await base.connect())
+        let link = counted(try await base.connect())
+        await control.linkOpened()
+        return link
     }
 
     private func counted(_ link: some ReaderLink) -> any ReaderLink {
@@ -157,7 +190,10 @@ private struct CountedLink<Base: ReaderLink>: ReaderLink {
             return item
         }
     }
-    func close() async { await base.close() }
+    func close() async {
+        await base.close()
+        await control.linkClosed()
+    }
 
     func write(_ packet: [UInt8]) async throws(LinkError) {
         try await base.write(packet)
