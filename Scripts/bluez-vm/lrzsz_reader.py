@@ -359,16 +359,26 @@ class Reader:
         self.central = None
         self.powered = False
 
-    def advertise(self):
+    def advertise(self, then=None):
+        """Registers both advertisements; once bluetoothd has taken both, says so and calls
+        `then` (the reader can be connected to from then on)."""
+        waiting = [2]
+
+        def taken():
+            waiting[0] -= 1
+            if waiting[0] == 0:
+                log(f"advertising {args.name}, firmware {self.version}")
+                if then is not None:
+                    then()
+
         for i in range(2):
             adv = self.advertisements[i] if len(self.advertisements) > i else Advertisement(bus, f"{APP}/adv{i}", args.name)
             if len(self.advertisements) <= i:
                 self.advertisements.append(adv)
             manager = dbus.Interface(bus.get_object(BLUEZ, f"/org/bluez/{args.adapter}"), "org.bluez.LEAdvertisingManager1")
             manager.RegisterAdvertisement(dbus.ObjectPath(adv.path), dbus.Dictionary({}, signature="sv"),
-                                          reply_handler=lambda: None,
+                                          reply_handler=taken,
                                           error_handler=lambda e: log(f"advertisement: {e}"))
-        log(f"advertising {args.name}, firmware {self.version}")
         return False
 
     def unadvertise(self):
@@ -496,8 +506,7 @@ if args.secure:
 
 
 def registered():
-    reader.advertise()
-    print(f"serving {args.name} on {args.adapter}", flush=True)
+    reader.advertise(then=lambda: print(f"serving {args.name} on {args.adapter}", flush=True))
 
 
 def not_registered(error):
