@@ -25,11 +25,8 @@ extension EmulatedReader {
             var rest = packet[...]
             while let first = rest.first {
                 if hostBlockBytesLeft == 0 {
-                    hostBlockBytesLeft = switch first {
-                    case YModem.soh: 3 + 128 + 2
-                    case YModem.stx: 3 + 1024 + 2
-                    default: 1
-                    }
+                    hostBlockBytesLeft =
+                        first == YModem.soh || first == YModem.stx ? YModem.blockLength(startingWith: first) : 1
                 }
                 let taken = min(hostBlockBytesLeft, rest.count)
                 hostBlockBytesLeft -= taken

@@ -17,6 +17,10 @@ public enum YModem {
     /// Pads the last data block.
     public static let padding: UInt8 = 0x1A
 
+    /// The length of a block that starts with `first` (`STX`: 1024 data bytes, else 128),
+    /// header and CRC included.
+    public static func blockLength(startingWith first: UInt8) -> Int { (first == stx ? 1024 : 128) + 5 }
+
     /// A block: `SOH`/`STX`, the number and its one's complement, `data` padded to 128 or
     /// 1024 bytes with `pad`, and the CRC-16/XMODEM of the padded data, high byte first.
     public static func block(number: UInt8, data: some Collection<UInt8>, pad: UInt8 = padding) -> [UInt8] {

@@ -277,7 +277,7 @@ public struct YModemReceiver: Sendable {
     }
 
     /// The length of the block being assembled, header and CRC included.
-    private var blockLength: Int { (pending.first == YModem.stx ? 1024 : 128) + 5 }
+    private var blockLength: Int { YModem.blockLength(startingWith: pending.first ?? YModem.soh) }
 
     private mutating func completeBlock() -> [Action] {
         let size = blockLength - 5
