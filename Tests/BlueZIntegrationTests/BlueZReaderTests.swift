@@ -344,7 +344,10 @@ struct BlueZIntegrationTests {
 
     @Test func namedAdapterErrors() async throws {
         let session = try await BluetoothSession.open()
-        await #expect(throws: BluetoothError.noSuchAdapter("hci9", available: ["hci0", "hci1"])) {
+        // Every controller the guest was booted with (bluez-vm run --controllers), in order.
+        let count = Int(ProcessInfo.processInfo.environment["BLUEZ_VM_CONTROLLERS"] ?? "") ?? 2
+        let available = (0..<count).map { "hci\($0)" }
+        await #expect(throws: BluetoothError.noSuchAdapter("hci9", available: available)) {
             try await session.adapter(named: "hci9")
         }
         await session.close()

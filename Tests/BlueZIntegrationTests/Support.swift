@@ -43,12 +43,21 @@ func nextEvent(
 
 /// Runs a program found on PATH and returns its exit status, within `limit`. (Spawned
 /// with posix_spawn and reaped with waitpid: Foundation's Process missed the exit of a
-/// script that starts a daemon.)
+/// script that starts a daemon.) The program starts with no signal blocked: a thread of
+/// Swift's executor blocks them, and a daemon the program starts (dbus-daemon, bluetoothd)
+/// would otherwise ignore SIGTERM for the rest of the guest's life.
 func run(_ arguments: [String], within limit: Duration) async throws -> Int32 {
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let spawned = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
     guard spawned == 0 else { throw TestFailure("cannot start \(arguments[0]): error \(spawned)") }
     let child = pid
     return try await within(limit, arguments.joined(separator: " ")) {
