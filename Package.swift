@@ -145,7 +145,8 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(
             name: "BlueZIntegrationTests",
-            dependencies: ["CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport"], swiftSettings: strictImports),
+            dependencies: ["CardReaderKit", "CardReaderKitTesting", "EmulatedPeripheral", "BLETransport", "ChildProcessSupport"],
+            swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )

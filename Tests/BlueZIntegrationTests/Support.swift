@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import ChildProcessSupport
 import Foundation
 import Logging
 import Testing
@@ -41,34 +42,29 @@ func nextEvent(
     }
 }
 
-/// Runs a program found on PATH and returns its exit status, within `limit`. (Spawned
-/// with posix_spawn and reaped with waitpid: Foundation's Process missed the exit of a
-/// script that starts a daemon.) The program starts with no signal blocked: a thread of
-/// Swift's executor blocks them, and a daemon the program starts (dbus-daemon, bluetoothd)
-/// would otherwise ignore SIGTERM for the rest of the guest's life.
+/// Runs a guest helper found on PATH and returns its exit status, within `limit`; its
+/// output goes to standard error (the guest's console). A ``ChildProcess``: the helper
+/// starts with no signal blocked (a thread of Swift's executor blocks them all, and a
+/// daemon the helper starts would ignore SIGTERM for the rest of the guest's life) and
+/// with none of this process's descriptors (its D-Bus sockets among them). Waited for on a
+/// thread of its own: the emulated reader needs the executor's threads meanwhile.
 func run(_ arguments: [String], within limit: Duration) async throws -> Int32 {
-    var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    let spawned = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, environ)
-    guard spawned == 0 else { throw TestFailure("cannot start \(arguments[0]): error \(spawned)") }
-    let child = pid
-    return try await within(limit, arguments.joined(separator: " ")) {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
-                continuation.resume(returning: (status >> 8) & 0xFF)
-            }
+    let child = try ChildProcess(
+        arguments, in: FileManager.default.currentDirectoryPath, standardError: .appended(to: "/dev/stderr"))
+    let deadline = ContinuousClock.now + limit
+    let termination = try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(
+                with: Result {
+                    FileHandle.standardError.write(Data(try child.readToEnd(until: deadline)))
+                    return try child.waitForExit(until: deadline)
+                })
         }
     }
+    guard case .exited(let status) = termination else {
+        throw TestFailure("\(arguments.joined(separator: " ")) \(termination)")
+    }
+    return status
 }
 
 /// A connector whose links report every completed write, so a test can act right after
