@@ -105,20 +105,43 @@ import Testing
     @Test func emvReadsBothTestCards() async throws {
         let visa = try await ReaderctlProcess.run(["emv", "--emulated", "--scenario", "card-inserted", "--json"])
         #expect(visa.status == 0)
-        let visaFields = try JSONSerialization.jsonObject(with: Data(visa.standardOutput.utf8)) as? [String: String]
-        #expect(visaFields?["pan"] == "411111******1111")
-        #expect(visaFields?["aid"] == "A0000000031010")
-        #expect(visaFields?["expiry"] == "2512")
+        let visaFields = try JSONSerialization.jsonObject(with: Data(visa.standardOutput.utf8)) as? [String: Any]
+        #expect(visaFields?["pan"] as? String == "411111******1111")
+        #expect(visaFields?["aid"] as? String == "A0000000031010")
+        #expect(visaFields?["expiry"] as? String == "2512")
 
         let mastercard = try await ReaderctlProcess.run([
             "emv", "--emulated", "--card", "Fixtures/cards/mastercard-test.json", "--scenario", "card-inserted",
             "--mtu", "247", "--reveal", "--json",
         ])
         #expect(mastercard.status == 0)
-        let fields = try JSONSerialization.jsonObject(with: Data(mastercard.standardOutput.utf8)) as? [String: String]
-        #expect(fields?["pan"] == "5555555555554444")
-        #expect(fields?["aid"] == "A0000000041010")
-        #expect(fields?["applicationLabel"] == "MASTERCARD")
+        let fields = try JSONSerialization.jsonObject(with: Data(mastercard.standardOutput.utf8)) as? [String: Any]
+        #expect(fields?["pan"] as? String == "5555555555554444")
+        #expect(fields?["aid"] as? String == "A0000000041010")
+        #expect(fields?["applicationLabel"] as? String == "MASTERCARD")
+        #expect(fields?["records"] is Int, "a count is a JSON number")
+    }
+
+    /// Scripts read numbers as numbers: the battery level, a count, a firmware transfer's
+    /// bytes and rate are JSON numbers, text is a string.
+    @Test func jsonCarriesNumbersAsNumbers() async throws {
+        let info = try await ReaderctlProcess.run(["info", "--emulated", "--json"])
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        #expect(fields["batteryPercent"] as? Int == 85)   // EmulatedReader's default battery level
+        #expect(fields["firmwareVersion"] as? String == "3.1.0")
+
+        let update = try await ReaderctlProcess.run([
+            "update-firmware", "Fixtures/firmware/vpos3356-3.2.0.vfw", "--emulated", "--json",
+        ])
+        #expect(update.status == 0)
+        let lines = update.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let progress = try #require(lines.first { $0["phase"] as? String == "transferring" })
+        #expect(progress["bytesSent"] is Int && progress["totalBytes"] is Int)
+        let summary = try #require(lines.last)
+        #expect(summary["outcome"] as? String == "updated")
+        #expect(summary["bytesPerSecond"] is Int && summary["resentBlocks"] as? Int == 0 && summary["seconds"] is Double)
     }
 
     /// SELECT PPSE (the documentation's APDU): the card's FCI comes back via 61xx + GET RESPONSE.
@@ -147,6 +170,20 @@ import Testing
         let result = try await ReaderctlProcess.run(["events", "--emulated", "--scenario", "insert-after=1", "--count", "1", "--json"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains(#""event":"card-inserted""#))
+    }
+
+    /// Ctrl-C and SIGTERM are how a stream of events normally ends: exit 0, the events
+    /// printed, and no error object for the script reading the JSON.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalEndsTheEventStreamWithoutAnError(signal: Int32) async throws {
+        let run = try InteractiveReaderctl(
+            ["events", "--emulated", "--scenario", "insert-after=1", "--json"],
+            .signal(signal, whenStandardOutputShows: #""event":"card-inserted""#))
+        #expect(await run.waitForExit(within: 10) == 0)
+        #expect(run.signalled)
+        #expect(run.standardOutput.contains(#""event":"card-inserted""#))
+        #expect(!run.standardOutput.contains(#""error""#), "\(run.standardOutput)")
+        #expect(!run.standardError.contains("cancelled"), "\(run.standardError)")
     }
 
     /// A person presses Ctrl-C while the reader waits for a swipe: the reader gets CANCEL,

@@ -4,7 +4,8 @@
 /// Card data is masked unless the record is built with `revealingCardData: true`: PANs
 /// show the first 6 and last 4 digits; names, discretionary data and track 3 are left out;
 /// APDU data shows as data objects by name with card data masked by tag
-/// (``EMVDataRenderer``), and APDU data that is not data objects is left out. Field names are documented in the README.
+/// (``EMVDataRenderer``), and APDU data that is not data objects is left out. Field names are documented in
+/// Docs/decoding-recordings.md.
 public struct DecodedRecord: Sendable, Hashable, Codable {
     /// `frame` or `damage`.
     public var type: String
@@ -29,8 +30,8 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     public var status: String?
     /// Response: the status's identifier, e.g. `unreadable-stripe`.
     public var statusName: String?
-    /// Frame: decoded fields (see the README), values as text.
-    public var fields: [String: String]?
+    /// Frame: decoded fields (see the README): text, or numbers for sizes, counts and seconds.
+    public var fields: [String: FieldValue]?
     /// Frame: an APDU's data objects by name, nested as in the data, card data masked
     /// unless revealing (``EMVDataRenderer``).
     public var dataObjects: [EMVDataElementDescription]?
@@ -47,7 +48,7 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     public init(
         type: String, direction: String, line: Int, timestamp: Double? = nil, offset: Int, length: Int,
         kind: String? = nil, code: String? = nil, name: String? = nil, status: String? = nil,
-        statusName: String? = nil, fields: [String: String]? = nil, reason: String? = nil, detail: String? = nil
+        statusName: String? = nil, fields: [String: FieldValue]? = nil, reason: String? = nil, detail: String? = nil
     ) {
         self.type = type
         self.direction = direction
@@ -102,7 +103,7 @@ public struct DecodedRecord: Sendable, Hashable, Codable {
     }
 
     private mutating func describe(_ message: ReaderMessage, reveal: Bool, session: inout EMVSessionContext) {
-        let fields: [String: String]
+        let fields: [String: FieldValue]
         switch message {
         case .command(let command):
             kind = "command"

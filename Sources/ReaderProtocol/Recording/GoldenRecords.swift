@@ -7,8 +7,9 @@
 /// - `timestamp`, `kind`, `code`, `name`, `status`, `statusName` and `reason` must be
 ///   equal where the expected record has them (a golden file may leave out what varies);
 /// - `fields` and `dataObjects` are compared when the expected record has them: the same
-///   field names, and the same values, except that an expected `*` takes any value (for
-///   prose such as a status word's meaning);
+///   field names, and the same values as text (`30` matches `"30"`, as golden files
+///   written before fields carried numbers have it), except that an expected `*` takes any
+///   value (for prose such as a status word's meaning);
 /// - `detail` (a sentence for a person) and `source` (the input's path) are never compared.
 public enum GoldenRecords {
     /// One way the records differ from the expected ones.
@@ -67,7 +68,7 @@ public enum GoldenRecords {
         if let wanted = expected.fields {
             let got = actual.fields ?? [:]
             for key in Set(wanted.keys).union(got.keys).sorted() {
-                let (want, have) = (wanted[key], got[key])
+                let (want, have) = (wanted[key]?.description, got[key]?.description)
                 guard want != have, !(want == "*" && have != nil) else { continue }
                 differ("fields.\(key)", want, have)
             }

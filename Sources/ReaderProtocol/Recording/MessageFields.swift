@@ -1,8 +1,8 @@
 /// Builds the `fields` of a ``DecodedRecord``: flat names such as `track1.pan`, values as
-/// text, card data masked unless revealing.
+/// text or numbers, card data masked unless revealing.
 struct MessageFields {
     let reveal: Bool
-    private(set) var values: [String: String] = [:]
+    private(set) var values: [String: FieldValue] = [:]
 
     init(reveal: Bool) {
         self.reveal = reveal
@@ -13,11 +13,11 @@ struct MessageFields {
         case .getInfo, .cancel, .iccPowerOff, .iccStatus:
             break
         case .enterFirmwareUpdate(let size):
-            values["imageSize"] = "\(size)"
+            values["imageSize"] = .integer(Int(size))
         case .readMagneticStripe(let seconds):
-            values["timeoutSeconds"] = "\(seconds)"
+            values["timeoutSeconds"] = .integer(Int(seconds))
         case .iccPowerOn(let seconds):
-            values["insertionWaitSeconds"] = "\(seconds)"
+            values["insertionWaitSeconds"] = .integer(Int(seconds))
         case .iccAPDU(let apdu):
             add(apdu)
         }
@@ -28,11 +28,11 @@ struct MessageFields {
         case .cardInserted, .cardRemoved:
             break
         case .batteryLow(let percent):
-            values["batteryPercent"] = "\(percent)"
+            values["batteryPercent"] = .integer(Int(percent))
         case .resetScheduled(let seconds):
-            values["secondsUntilReset"] = "\(seconds)"
+            values["secondsUntilReset"] = .integer(Int(seconds))
         case .unrecognized(_, let data):
-            values["dataLength"] = "\(data.count)"
+            values["dataLength"] = .integer(data.count)
         }
     }
 
@@ -41,26 +41,26 @@ struct MessageFields {
         case .empty:
             break
         case .info(let info):
-            values["model"] = info.model
-            values["serialNumber"] = info.serialNumber
-            values["firmwareVersion"] = info.firmwareVersion
-            values["batteryPercent"] = info.batteryPercent.map { "\($0)" }
-            values["capabilities"] = info.capabilities.map { $0.names.joined(separator: ",") }
-            values["bootloaderVersion"] = info.bootloaderVersion
+            values["model"] = info.model.map(FieldValue.text)
+            values["serialNumber"] = info.serialNumber.map(FieldValue.text)
+            values["firmwareVersion"] = info.firmwareVersion.map(FieldValue.text)
+            values["batteryPercent"] = info.batteryPercent.map { .integer(Int($0)) }
+            values["capabilities"] = info.capabilities.map { .text($0.names.joined(separator: ",")) }
+            values["bootloaderVersion"] = info.bootloaderVersion.map(FieldValue.text)
             if !info.unknownTags.isEmpty {
-                values["unknownTags"] = info.unknownTags.map(\.hexByte).joined(separator: ",")
+                values["unknownTags"] = .text(info.unknownTags.map(\.hexByte).joined(separator: ","))
             }
         case .magneticStripe(let tracks):
             add(tracks)
         case .answerToReset(let atr):
-            values["atr"] = atr.bytes.hexString
-            values["protocols"] = atr.protocols.map { "T=\($0)" }.joined(separator: ",")
+            values["atr"] = .text(atr.bytes.hexString)
+            values["protocols"] = .text(atr.protocols.map { "T=\($0)" }.joined(separator: ","))
         case .apdu(let apdu):
             add(apdu)
         case .iccStatus(let state):
-            values["slot"] = state.identifier
+            values["slot"] = .text(state.identifier)
         case .unrecognized(let bytes):
-            values["dataLength"] = "\(bytes.count)"
+            values["dataLength"] = .integer(bytes.count)
         }
     }
 
@@ -72,7 +72,7 @@ struct MessageFields {
             addFinancialTrack(
                 "track1", pan: track.primaryAccountNumber, expiry: track.expiry, serviceCode: track.serviceCode,
                 discretionaryData: track.discretionaryData)
-            values["track1.name"] = reveal ? track.cardholderName.revealed() : nil
+            values["track1.name"] = reveal ? .text(track.cardholderName.revealed()) : nil
         }
         switch tracks.track2 {
         case .absent: values["track2"] = "absent"
@@ -87,7 +87,7 @@ struct MessageFields {
         case .malformed(let error): values["track3"] = "malformed: \(error)"
         case .parsed(let track):
             values["track3"] = "present"
-            values["track3.characters"] = reveal ? track.revealed() : nil
+            values["track3.characters"] = reveal ? .text(track.revealed()) : nil
         }
     }
 
@@ -97,25 +97,25 @@ struct MessageFields {
         discretionaryData: SensitiveBytes
     ) {
         values[track] = "parsed"
-        values["\(track).pan"] = reveal ? pan.revealed() : pan.masked
+        values["\(track).pan"] = .text(reveal ? pan.revealed() : pan.masked)
         values["\(track).luhn"] = pan.passesLuhn ? "valid" : "invalid"
-        values["\(track).expiry"] = expiry?.yymm
-        values["\(track).serviceCode"] = serviceCode?.description
-        values["\(track).discretionaryData"] = reveal ? String(decoding: discretionaryData.revealed(), as: UTF8.self) : nil
+        values["\(track).expiry"] = expiry.map { .text($0.yymm) }
+        values["\(track).serviceCode"] = serviceCode.map { .text($0.description) }
+        values["\(track).discretionaryData"] = reveal ? .text(String(decoding: discretionaryData.revealed(), as: UTF8.self)) : nil
     }
 
     private mutating func add(_ apdu: CommandAPDU) {
-        values["apdu.header"] = [apdu.cla, apdu.ins, apdu.p1, apdu.p2].hexString
-        values["apdu.command"] = apdu.commandName
-        values["apdu.dataLength"] = "\(apdu.data.count)"
-        values["apdu.le"] = apdu.expectedLength.map { "\($0)" }
-        values["apdu.data"] = reveal && !apdu.carriesPINData ? apdu.data.revealed().hexString : nil
+        values["apdu.header"] = .text([apdu.cla, apdu.ins, apdu.p1, apdu.p2].hexString)
+        values["apdu.command"] = .text(apdu.commandName)
+        values["apdu.dataLength"] = .integer(apdu.data.count)
+        values["apdu.le"] = apdu.expectedLength.map { .integer(Int($0)) }
+        values["apdu.data"] = reveal && !apdu.carriesPINData ? .text(apdu.data.revealed().hexString) : nil
     }
 
     private mutating func add(_ apdu: ResponseAPDU) {
-        values["apdu.sw"] = apdu.statusWord.sw1.hexByte + apdu.statusWord.sw2.hexByte
-        values["apdu.swMeaning"] = apdu.statusWord.meaning
-        values["apdu.dataLength"] = "\(apdu.data.count)"
-        values["apdu.data"] = reveal ? apdu.data.revealed().hexString : nil
+        values["apdu.sw"] = .text(apdu.statusWord.sw1.hexByte + apdu.statusWord.sw2.hexByte)
+        values["apdu.swMeaning"] = .text(apdu.statusWord.meaning)
+        values["apdu.dataLength"] = .integer(apdu.data.count)
+        values["apdu.data"] = reveal ? .text(apdu.data.revealed().hexString) : nil
     }
 }

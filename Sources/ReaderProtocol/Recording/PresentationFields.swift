@@ -1,7 +1,7 @@
 extension ReaderCommand {
-    /// The decoded fields tools print for this command (names as in the README), card data
-    /// masked unless `revealingCardData`.
-    public func fields(revealingCardData reveal: Bool = false) -> [String: String] {
+    /// The decoded fields tools print for this command (names as in
+    /// Docs/decoding-recordings.md), card data masked unless `revealingCardData`.
+    public func fields(revealingCardData reveal: Bool = false) -> [String: FieldValue] {
         var fields = MessageFields(reveal: reveal)
         fields.add(self)
         return fields.values
@@ -9,9 +9,9 @@ extension ReaderCommand {
 }
 
 extension ResponseBody {
-    /// The decoded fields tools print for this response body (names as in the README),
-    /// card data masked unless `revealingCardData`.
-    public func fields(revealingCardData reveal: Bool = false) -> [String: String] {
+    /// The decoded fields tools print for this response body (names as in
+    /// Docs/decoding-recordings.md), card data masked unless `revealingCardData`.
+    public func fields(revealingCardData reveal: Bool = false) -> [String: FieldValue] {
         var fields = MessageFields(reveal: reveal)
         fields.add(self)
         return fields.values
@@ -28,8 +28,8 @@ extension ResponseBody {
 }
 
 extension ReaderEvent {
-    /// The decoded fields tools print for this event (names as in the README).
-    public var fields: [String: String] {
+    /// The decoded fields tools print for this event (names as in Docs/decoding-recordings.md).
+    public var fields: [String: FieldValue] {
         var fields = MessageFields(reveal: false)
         fields.add(self)
         return fields.values

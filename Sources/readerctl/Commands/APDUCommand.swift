@@ -55,7 +55,7 @@ struct APDUCommand: AsyncParsableCommand {
         var session = EMVSessionContext()
         for (index, (command, response)) in zip(commands, responses).enumerated() {
             var fields = ReaderCommand.iccAPDU(command).fields(revealingCardData: output.reveal)
-                .reduce(into: [String: String]()) { $0["command." + $1.key.replacing("apdu.", with: "")] = $1.value }
+                .reduce(into: [String: FieldValue]()) { $0["command." + $1.key.replacing("apdu.", with: "")] = $1.value }
             for (key, value) in ResponseBody.apdu(response).fields(revealingCardData: output.reveal) {
                 fields["response." + key.replacing("apdu.", with: "")] = value
             }

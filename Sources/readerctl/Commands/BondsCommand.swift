@@ -64,7 +64,7 @@ struct BondsCommand: AsyncParsableCommand {
         if lines.isEmpty, !json { print("no bond on \(adapter)") }
         for fields in lines {
             if json {
-                Output.print(fields, json: true)
+                Output.print(fields.mapValues(FieldValue.text), json: true)
             } else {
                 let method = fields["method"].map { ", \($0)" } ?? ""
                 print("\(fields["reader"] ?? "")  \(fields["address"] ?? "")  \(fields["state"] ?? "")  paired \(fields["pairedAt"] ?? "")\(method)")

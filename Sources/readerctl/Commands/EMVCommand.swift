@@ -41,16 +41,16 @@ struct EMVCommand: AsyncParsableCommand {
             try await reader.powerOffCard()
             return card
         }
-        var fields = [
-            "aid": card.applicationIdentifierHex,
-            "pan": output.reveal ? card.primaryAccountNumber.revealed() : card.primaryAccountNumber.masked,
+        var fields: [String: FieldValue] = [
+            "aid": .text(card.applicationIdentifierHex),
+            "pan": .text(output.reveal ? card.primaryAccountNumber.revealed() : card.primaryAccountNumber.masked),
             "luhn": card.primaryAccountNumber.passesLuhn ? "valid" : "invalid",
-            "records": "\(card.records.count)",
+            "records": .integer(card.records.count),
         ]
-        fields["applicationLabel"] = card.applicationLabel
-        fields["expiry"] = card.expiry?.yymm
-        fields["panSequenceNumber"] = card.panSequenceNumber.map { "\($0)" }
-        if output.reveal { fields["cardholderName"] = card.cardholderName?.revealed() }
+        fields["applicationLabel"] = card.applicationLabel.map(FieldValue.text)
+        fields["expiry"] = card.expiry.map { .text($0.yymm) }
+        fields["panSequenceNumber"] = card.panSequenceNumber.map { .integer(Int($0)) }
+        if output.reveal { fields["cardholderName"] = card.cardholderName.map { .text($0.revealed()) } }
         var dataObjects: [String: [EMVDataElementDescription]] = [:]
         if tlv {
             let renderer = EMVDataRenderer(revealingCardData: output.reveal)

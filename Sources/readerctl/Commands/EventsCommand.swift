@@ -12,7 +12,9 @@ struct EventsCommand: AsyncParsableCommand {
         abstract: "Print the reader's events as they come: card inserted or removed, battery low, reset warning.",
         discussion: """
             Runs until --count events have arrived, --duration has passed, the reader \
-            disconnects (exit 6), or Ctrl-C (exit 130).
+            disconnects (exit 6), or Ctrl-C or SIGTERM: each is how the stream normally ends \
+            (exit 0, no error object with --json), except the disconnection. A Ctrl-C before \
+            the reader is connected cancels the connection (exit 130).
 
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
@@ -63,7 +65,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     /// Prints `reader`'s events until `limit` of them, `seconds`, a disconnection or
-    /// cancellation; each line labelled when `label` is given.
+    /// cancellation (Ctrl-C: not a failure); each line labelled when `label` is given.
     private static func follow(_ reader: CardReader, label: String?, limit: Int, seconds: Int?, json: Bool)
         async throws(CardReaderError)
     {
@@ -79,12 +81,12 @@ struct EventsCommand: AsyncParsableCommand {
                     seen += 1
                     if seen >= limit { return nil }
                 }
-                return Task.isCancelled ? .cancelled : nil
+                return nil  // the stream ended, or Ctrl-C: a normal end
             }
             if let seconds {
                 group.addTask {
                     try? await Task.sleep(for: .seconds(seconds))
-                    return Task.isCancelled ? .cancelled : nil
+                    return nil
                 }
             }
             let first = await group.next() ?? nil
@@ -95,18 +97,18 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     private static func print(_ event: CardReaderEvent, label: String?, json: Bool) {
-        var fields = ["event": event.name]
-        if let label { fields["reader"] = label }
+        var fields: [String: FieldValue] = ["event": .text(event.name)]
+        if let label { fields["reader"] = .text(label) }
         switch event {
-        case .batteryLow(let percent): fields["batteryPercent"] = "\(percent)"
-        case .resetScheduled(let after): fields["secondsUntilReset"] = "\(after.components.seconds)"
+        case .batteryLow(let percent): fields["batteryPercent"] = .integer(Int(percent))
+        case .resetScheduled(let after): fields["secondsUntilReset"] = .integer(Int(after.components.seconds))
         case .unrecognized(let sub, let length):
-            fields["sub"] = String(sub, radix: 16, uppercase: true)
-            fields["dataLength"] = "\(length)"
+            fields["sub"] = .text(String(sub, radix: 16, uppercase: true))
+            fields["dataLength"] = .integer(length)
         case .reconnecting(let attempt, let reason):
-            fields["attempt"] = "\(attempt)"
-            fields["reason"] = reason.description
-        case .disconnected(let reason?): fields["reason"] = reason.description
+            fields["attempt"] = .integer(attempt)
+            fields["reason"] = .text(reason.description)
+        case .disconnected(let reason?): fields["reason"] = .text(reason.description)
         default: break
         }
         if json {

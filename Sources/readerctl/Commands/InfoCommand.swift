@@ -40,16 +40,16 @@ struct InfoCommand: AsyncParsableCommand {
         }
         var failure: CardReaderError?
         for outcome in outcomes {
-            var fields: [String: String]
+            var fields: [String: FieldValue]
             switch outcome.result {
             case .success(let (info, link)):
                 fields = Self.fields(info, link: link)
             case .failure(let error):
                 failure = failure ?? error
-                fields = ["error": error.identifier, "message": error.description]
+                fields = ["error": .text(error.identifier), "message": .text(error.description)]
             }
             if output.json {
-                fields["reader"] = outcome.label
+                fields["reader"] = .text(outcome.label)
                 Output.print(fields, json: true)
             } else {
                 print("== \(outcome.label)")
@@ -60,9 +60,9 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// GET INFO's fields, and `link`: `encrypted`, or `unencrypted` for a reader before 3.0.
-    static func fields(_ info: ReaderInfo, link: LinkSecurity?) -> [String: String] {
+    static func fields(_ info: ReaderInfo, link: LinkSecurity?) -> [String: FieldValue] {
         var fields = ResponseBody.info(info).fields()
-        fields["link"] = link.map { "\($0)" }
+        fields["link"] = link.map { .text("\($0)") }
         return fields
     }
 }

@@ -47,7 +47,7 @@ struct PairCommand: AsyncParsableCommand {
         let outcome = try await CommandRun.perform(json: json) { () throws(PairingError) in
             try await connector.pair(request)
         }
-        Output.print(["reader": connector.readerDescription, "pairing": "\(outcome)"], json: json)
+        Output.print(["reader": .text(connector.readerDescription), "pairing": "\(outcome)"], json: json)
     }
 
     /// `--passkey`, else a prompt on the terminal, else none (a passkey-needed error).

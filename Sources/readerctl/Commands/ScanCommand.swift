@@ -62,13 +62,13 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     private static func line(_ device: BluetoothDeviceInfo, json: Bool) -> String {
-        let rssi = device.rssi.map { "\($0)" }
         if json {
-            var fields = ["address": device.address]
-            fields["name"] = device.name
-            fields["rssi"] = rssi
+            var fields: [String: FieldValue] = ["address": .text(device.address)]
+            fields["name"] = device.name.map(FieldValue.text)
+            fields["rssi"] = device.rssi.map { .integer(Int($0)) }
             return Output.json(fields)
         }
+        let rssi = device.rssi.map { "\($0)" }
         let name = (device.name ?? "(no name)").padded(to: 20)
         return "\(name) \(device.address)  RSSI \(rssi.map { "\($0) dBm" } ?? "—")"
     }

@@ -24,6 +24,6 @@ struct UnpairCommand: AsyncParsableCommand {
         let deleted = try await CommandRun.perform(json: json) { () throws(PairingError) in
             try await connector.unpair()
         }
-        Output.print(["reader": connector.readerDescription, "pairing": deleted ? "unpaired" : "no bond to delete"], json: json)
+        Output.print(["reader": .text(connector.readerDescription), "pairing": deleted ? "unpaired" : "no bond to delete"], json: json)
     }
 }

@@ -75,7 +75,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
             return try FirmwareImage(bytes: bytes)
         } catch {
             StandardStreams.writeError("readerctl: \(image): \(error)\n")
-            if json { Output.print(["error": "firmware-image-invalid", "message": error.description], json: true) }
+            if json { Output.print(["error": "firmware-image-invalid", "message": .text(error.description)], json: true) }
             throw ExitStatus.invalidFirmwareImage.exitCode
         }
     }
@@ -83,21 +83,21 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     private func printSummary(_ outcomes: [FleetRun.Outcome<Result>], image: FirmwareImage) {
         if json {
             for outcome in outcomes {
-                var fields = ["reader": outcome.label]
+                var fields: [String: FieldValue] = ["reader": .text(outcome.label)]
                 switch outcome.result {
                 case .success(let result):
                     fields["outcome"] = "updated"
-                    fields["previousVersion"] = result.previousVersion ?? ""
-                    fields["version"] = image.version
-                    fields["seconds"] = String(result.seconds)
+                    fields["previousVersion"] = result.previousVersion.map(FieldValue.text)
+                    fields["version"] = .text(image.version)
+                    fields["seconds"] = .decimal(result.seconds)
                     if let report = result.report {
-                        fields["bytesPerSecond"] = "\(Self.rate(report))"
-                        fields["resentBlocks"] = "\(report.resentBlocks)"
-                        if report.fellBackToSmallBlocks { fields["blockSize"] = "128" }
+                        fields["bytesPerSecond"] = .integer(Self.rate(report))
+                        fields["resentBlocks"] = .integer(report.resentBlocks)
+                        if report.fellBackToSmallBlocks { fields["blockSize"] = 128 }
                     }
                 case .failure(let error):
-                    fields["outcome"] = error.identifier
-                    fields["message"] = error.description
+                    fields["outcome"] = .text(error.identifier)
+                    fields["message"] = .text(error.description)
                 }
                 Output.print(fields, json: true)
             }

@@ -53,8 +53,8 @@ enum CommandRun {
         guard let message = failure.message else { return }
         ErrorReport.write(message, fix: failure.fix)
         if json {
-            var fields = ["error": failure.identifier, "message": message]
-            fields["fix"] = failure.fix
+            var fields: [String: FieldValue] = ["error": .text(failure.identifier), "message": .text(message)]
+            fields["fix"] = failure.fix.map(FieldValue.text)
             Output.print(fields, json: true)
         }
     }

@@ -4,20 +4,20 @@ import ReaderProtocol
 /// Prints results: `key: value` lines for a person, or one JSON object (keys sorted) for a
 /// script.
 enum Output {
-    static func print(_ fields: [String: String], json: Bool) {
+    static func print(_ fields: [String: FieldValue], json: Bool) {
         print(fields, dataObjects: [:], json: json)
     }
 
     /// Fields, then groups of data objects by name (card data as the renderer left it): each
     /// group a tree under its key, or a nested array under that key in JSON.
-    static func print(_ fields: [String: String], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
+    static func print(_ fields: [String: FieldValue], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
         if json {
             Swift.print(Self.json(Result(fields: fields, dataObjects: dataObjects)))
             return
         }
         let width = fields.keys.map(\.count).max() ?? 0
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            Swift.print("\(key):".padded(to: width + 2) + value)
+            Swift.print("\(key):".padded(to: width + 2) + value.description)
         }
         for (key, objects) in dataObjects.sorted(by: { $0.key < $1.key }) where !objects.isEmpty {
             Swift.print("\(key):")
@@ -35,7 +35,7 @@ enum Output {
 
     /// Fields and data-object groups as the keys of one JSON object.
     private struct Result: Encodable {
-        let fields: [String: String]
+        let fields: [String: FieldValue]
         let dataObjects: [String: [EMVDataElementDescription]]
 
         struct Key: CodingKey {

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// How results are printed.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON for scripts instead of text (field names in the README).")
+    @Flag(help: "Print JSON for scripts instead of text: one object per line, numbers as numbers (every field: Docs/readerctl.md, JSON output).")
     var json = false
 
     @Flag(help: "Show card data in full: card numbers, names, discretionary data, APDU data.")

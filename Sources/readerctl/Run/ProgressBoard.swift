@@ -38,12 +38,12 @@ final class ProgressBoard: Sendable {
             state.lastQuarter[label] = quarter
             if json {
                 guard phaseChanged || progress.phase == .transferring else { return }
-                var fields = [
-                    "reader": label, "phase": progress.phase.rawValue, "bytesSent": "\(progress.bytesSent)",
-                    "totalBytes": "\(progress.totalBytes)",
+                var fields: [String: FieldValue] = [
+                    "reader": .text(label), "phase": .text(progress.phase.rawValue), "bytesSent": .integer(progress.bytesSent),
+                    "totalBytes": .integer(progress.totalBytes),
                 ]
-                if let rate = progress.bytesPerSecond { fields["bytesPerSecond"] = "\(Int(rate))" }
-                if let left = progress.estimatedTimeRemaining { fields["secondsLeft"] = "\(left.components.seconds)" }
+                if let rate = progress.bytesPerSecond { fields["bytesPerSecond"] = .integer(Int(rate)) }
+                if let left = progress.estimatedTimeRemaining { fields["secondsLeft"] = .integer(Int(left.components.seconds)) }
                 Output.print(fields, json: true)
                 fflush(nil)
                 return
