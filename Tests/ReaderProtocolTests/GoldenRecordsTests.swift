@@ -1,3 +1,4 @@
+import FoundationEssentials
 import ReaderProtocol
 import Testing
 
@@ -23,6 +24,22 @@ struct GoldenRecordsTests {
         let differences = GoldenRecords.differences(actual: [actual], expected: [swipe])
         #expect(differences.map(\.property) == ["code", "fields.track2.expiry"])
         #expect(differences.first?.description == "record 1: code is C1 08, expected C1 07")
+    }
+
+    /// A golden line written when every field was a string (`"timeoutSeconds": "30"`) still
+    /// matches the number a decoder now gives; another number does not.
+    @Test func aNumberMatchesTheSameNumberWrittenAsText() throws {
+        let decoded = DecodedRecord(
+            type: "frame", direction: "host-to-reader", line: 3, offset: 0, length: 9, kind: "command", code: "C1 07",
+            fields: ["timeoutSeconds": 30])
+        let older = try JSONDecoder().decode(
+            DecodedRecord.self,
+            from: Data(#"{"type":"frame","direction":"host-to-reader","line":3,"offset":0,"length":9,"fields":{"timeoutSeconds":"30"}}"#.utf8))
+        #expect(older.fields?["timeoutSeconds"] == .text("30"))
+        #expect(GoldenRecords.differences(actual: [decoded], expected: [older]) == [])
+        var other = older
+        other.fields?["timeoutSeconds"] = 31
+        #expect(GoldenRecords.differences(actual: [decoded], expected: [other]).map(\.property) == ["fields.timeoutSeconds"])
     }
 
     /// `*` takes any value but not none; a field the expected record does not list is a
