@@ -63,7 +63,7 @@ enum ExitStatus: Int32, CaseIterable {
     static func of(_ error: CardReaderError) -> ExitStatus {
         if let failure = error.firmwareUpdate {
             switch failure.code {
-            case .cancelled: return cancelled
+            case .cancelled, .installedUnconfirmed: return cancelled
             case .invalidImage: return invalidFirmwareImage
             case .readerNeedsPairing: return linkNotSecure
             default: return firmwareNotUpdated

@@ -81,4 +81,21 @@ import Testing
         #expect(run.standardError.contains("the update was cancelled at block"), "\(run.standardError)")
         #expect(run.standardOutput.contains("cancelled"), "\(run.standardOutput)")
     }
+
+    /// Ctrl-C once the reader has verified the image: the reader restarts on it, and the
+    /// operator is told so (old → new version, installed and not confirmed), never that the
+    /// update was cancelled. The reader here never comes back, so the run is still waiting.
+    @Test func ctrlCAfterVerificationReportsTheInstalledVersion() async throws {
+        let run = try InteractiveReaderctl(
+            [
+                "update-firmware", Self.image, "--emulated", "--firmware", "2.4.1", "--allow-unencrypted", "--scenario",
+                "firmware-no-restart",
+            ],
+            .signal(SIGINT, whenStandardOutputShows: "reconnecting"))
+        #expect(await run.waitForExit(within: 10) == 130)
+        #expect(run.signalled)
+        #expect(run.standardOutput.contains("2.4.1 → 2.5.0"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("installed, not confirmed"), "\(run.standardOutput)")
+        #expect(!run.standardOutput.contains("cancelled"), "\(run.standardOutput)")
+    }
 }

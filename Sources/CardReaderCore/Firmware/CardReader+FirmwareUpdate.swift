@@ -65,10 +65,20 @@ extension CardReader {
             throw .firmwareUpdateFailed(error)
         }
 
+        // The reader verified the image: from here on, whatever happens, it runs the image
+        // once restarted. A cancel no longer aborts anything; it only stops the waiting for
+        // the reader's return. The drop is awaited even then (at most the restart deadline),
+        // so that the link an update leaves is never the one the reader is dropping.
         enter(.restarting)
-        await awaitRestart(options: options, inputs: inputs)
+        await Task { await self.awaitRestart(options: options, inputs: inputs) }.value
         enter(.reconnecting)
-        let after = try await reconnectAfterRestart(within: options.returnTimeout) { enter(.confirming) }
+        let after: ReaderInfo
+        do throws(CardReaderError) {
+            after = try await reconnectAfterRestart(within: options.returnTimeout) { enter(.confirming) }
+        } catch where error.code == .cancelled {
+            logger.notice("firmware installed; cancelled before its version was confirmed", metadata: ["version": "\(image.version)"])
+            throw .firmwareUpdateFailed(.installedUnconfirmed(version: image.version, previousVersion: before.firmwareVersion))
+        }
         guard after.firmwareVersion == image.version else {
             throw .firmwareUpdateFailed(.wrongVersion(expected: image.version, found: after.firmwareVersion))
         }

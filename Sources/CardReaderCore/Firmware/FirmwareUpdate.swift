@@ -3,8 +3,10 @@ import ReaderProtocol
 /// A firmware update of one reader, as the progress it makes: iterating starts it, each
 /// element says where it is, the last has phase ``FirmwareUpdateProgress/Phase/completed``,
 /// and a failure ends the iteration with ``CardReaderError/firmwareUpdateFailed(_:)`` (or
-/// the connection error that stopped it). Cancelling the iterating task cancels the update
-/// (`CAN CAN`: the reader keeps its old firmware).
+/// the connection error that stopped it). Cancelling the iterating task cancels the update:
+/// before or during the transfer with `CAN CAN` (the reader keeps its old firmware); once the
+/// reader verified the image, it restarts on it whatever happens, and the update ends with
+/// ``FirmwareUpdateError/Code/installedUnconfirmed``.
 ///
 /// ```swift
 /// let image = try FirmwareImage(bytes: vfwBytes)

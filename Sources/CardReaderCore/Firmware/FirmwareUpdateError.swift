@@ -63,6 +63,12 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         set { context.expectedVersion = newValue }
     }
 
+    /// The version the reader ran before the update, for ``Code/installedUnconfirmed``.
+    public var previousVersion: String? {
+        get { context.previousVersion }
+        set { context.previousVersion = newValue }
+    }
+
     /// The version the reader came back on, if it said, for ``Code/wrongVersion``.
     public var foundVersion: String? {
         get { context.foundVersion }
@@ -82,6 +88,7 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         var batteryPercent: UInt8?
         var requiredBatteryPercent: UInt8?
         var expectedVersion: String?
+        var previousVersion: String?
         var foundVersion: String?
     }
 
@@ -124,6 +131,10 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         public static let readerDidNotReturn = Self(rawValue: "firmware-reader-did-not-return")
         /// The reader came back reporting another version than the image's.
         public static let wrongVersion = Self(rawValue: "firmware-wrong-version")
+        /// The reader verified the whole image and restarts on it, and the update was
+        /// cancelled before the reader came back to confirm its version: it runs the image
+        /// (``FirmwareUpdateError/expectedVersion``) once restarted, not its old firmware.
+        public static let installedUnconfirmed = Self(rawValue: "firmware-installed-unconfirmed")
         /// The reader restarted on its new firmware, which needs an encrypted link this host
         /// cannot give it (``FirmwareUpdateError/link`` says why: `not-paired`, `bond-lost`):
         /// an update from before 3.0 to 3.0 or later. Pair it, then check its version.
@@ -205,6 +216,14 @@ extension FirmwareUpdateError {
         return error
     }
 
+    /// The error whose code is ``Code/installedUnconfirmed``, with what it carries.
+    public static func installedUnconfirmed(version: String, previousVersion: String?) -> Self {
+        var error = Self(.installedUnconfirmed)
+        error.expectedVersion = version
+        error.previousVersion = previousVersion
+        return error
+    }
+
     /// The error whose code is ``Code/readerNeedsPairing``, with what it carries.
     public static func readerNeedsPairing(_ link: LinkError) -> Self {
         var error = Self(.readerNeedsPairing)
@@ -272,6 +291,9 @@ extension FirmwareUpdateError {
             return "the reader came back on version \(foundVersion ?? "(unknown)"), not \(expectedVersion ?? "the image's")"
         case .cancelled:
             return "the update was cancelled\(at); the reader keeps its old firmware"
+        case .installedUnconfirmed:
+            return "the reader verified image \(expectedVersion ?? "") and restarts on it; the update was cancelled before "
+                + "the reader came back to confirm its version"
         case .readerNeedsPairing:
             return "the reader restarted on its new firmware, which needs an encrypted link ("
                 + "\(link.map { "\($0)" } ?? "no bond")); pair it (in pairing mode), then check its version"
@@ -288,6 +310,6 @@ extension FirmwareUpdateError {
 
     /// Whether the reader certainly still runs its old firmware.
     public var oldFirmwareKept: Bool {
-        code != .readerDidNotReturn && code != .wrongVersion && code != .readerNeedsPairing
+        code != .readerDidNotReturn && code != .wrongVersion && code != .readerNeedsPairing && code != .installedUnconfirmed
     }
 }

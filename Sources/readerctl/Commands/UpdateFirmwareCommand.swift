@@ -17,8 +17,12 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
             the error's identifier).
 
             A reader whose update fails keeps its old firmware unless its outcome says \
-            otherwise (firmware-reader-did-not-return, firmware-wrong-version). Ctrl-C \
-            aborts every transfer (CAN CAN): the readers stay on their old firmware.
+            otherwise (firmware-reader-did-not-return, firmware-wrong-version, \
+            firmware-reader-needs-pairing, firmware-installed-unconfirmed). Ctrl-C before or \
+            during a transfer aborts it (CAN CAN): that reader stays on its old firmware \
+            (firmware-update-cancelled). Ctrl-C after a reader verified the image stops only \
+            the waiting: the reader restarts on the new firmware, and its outcome is \
+            firmware-installed-unconfirmed, old -> new version (exit 130 either way).
 
             Exit status 0 only if every reader ended on the new version.
 
@@ -98,6 +102,10 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
                 case .failure(let error):
                     fields["outcome"] = .text(error.identifier)
                     fields["message"] = .text(error.description)
+                    if let installed = error.firmwareUpdate, installed.code == .installedUnconfirmed {
+                        fields["previousVersion"] = installed.previousVersion.map(FieldValue.text)
+                        fields["version"] = installed.expectedVersion.map(FieldValue.text)
+                    }
                 }
                 Output.print(fields, json: true)
             }
@@ -109,6 +117,11 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
                 [
                     "\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s",
                     "updated" + (result.report.map { " (\(ProgressBoard.kibibytesPerSecond(Double(Self.rate($0))))\(Self.resends($0)))" } ?? ""),
+                ]
+            case .failure(let error) where error.firmwareUpdate?.code == .installedUnconfirmed:
+                [
+                    "\(outcome.label)", "\(error.firmwareUpdate?.previousVersion ?? "?") → \(image.version)", "-",
+                    "installed, not confirmed: verified the image and restarts on it (Ctrl-C came before it answered)",
                 ]
             case .failure(let error):
                 ["\(outcome.label)", "-", "-", "\(error.identifier): \(error)"]

@@ -365,6 +365,35 @@ struct FirmwareUpdateTests {
         try await bench.expectUsable(on: "2.4.1")
     }
 
+    /// A cancel after the reader verified the image cannot take the image back: the reader
+    /// restarts on it. The update ends with `installedUnconfirmed`, naming both versions,
+    /// never `cancelled` with the old firmware claimed; the reader then runs 2.5.0. The
+    /// progress handler runs in the update's own task, so the cancel lands in that phase.
+    @Test(arguments: [FirmwareUpdateProgress.Phase.restarting, .reconnecting, .confirming])
+    func aCancelAfterVerificationReportsTheInstalledImage(phase: FirmwareUpdateProgress.Phase) async throws {
+        let bench = try await Bench(scenario: [])
+        let reader = bench.reader
+        let image = Self.image
+        let error = await bench.throughRestart { () async -> CardReaderError? in
+            await Task { () async -> CardReaderError? in
+                do throws(CardReaderError) {
+                    _ = try await reader.updateFirmware(image: image).run { progress in
+                        if progress.phase == phase { withUnsafeCurrentTask { $0?.cancel() } }
+                    }
+                    return nil
+                } catch {
+                    return error
+                }
+            }.value
+        }
+        let failure = try #require(error?.firmwareUpdate, "\(String(describing: error))")
+        #expect(failure == .installedUnconfirmed(version: "2.5.0", previousVersion: "2.4.1"))
+        #expect(!failure.oldFirmwareKept)
+        #expect(failure.description.contains("verified image 2.5.0"))
+        try await bench.throughRestart { try await reader.connect() }
+        try await bench.expectUsable(on: "2.5.0")
+    }
+
     /// Leaving the loop early cancels the update too.
     @Test func leavingTheLoopCancelsTheUpdate() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
