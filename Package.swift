@@ -32,6 +32,10 @@ let package = Package(
         // libdbus's API, declared by the project and loaded at run time: building needs no
         // libdbus headers, and nothing links libdbus.
         .target(name: "CDBus"),
+        // The logger the SDK uses when a backend gives none: it logs nothing.
+        .target(
+            name: "DisabledLogging", dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictImports),
         // The package's one lock, shared by BLETransport, the testing product and readerctl.
         .target(name: "Locking", swiftSettings: strictImports),
         // What a child process started with posix_spawn inherits: its standard streams only
@@ -40,6 +44,7 @@ let package = Package(
         .target(
             name: "BLETransport",
             dependencies: [
+                "DisabledLogging",
                 "CDBus",
                 "Locking",
                 "Timing",
@@ -51,6 +56,7 @@ let package = Package(
         .target(
             name: "CardReaderCore",
             dependencies: [
+                "DisabledLogging",
                 "ReaderProtocol",
                 "Timing",
                 .product(name: "Logging", package: "swift-log"),
@@ -63,6 +69,7 @@ let package = Package(
         .target(
             name: "CardReaderKit",
             dependencies: [
+                "DisabledLogging",
                 "CardReaderCore",
                 "BLETransport",
                 "Locking",
@@ -75,6 +82,7 @@ let package = Package(
         .target(
             name: "CardReaderKitTesting",
             dependencies: [
+                "DisabledLogging",
                 "CardReaderCore",
                 "Locking",
                 "Timing",
@@ -86,6 +94,7 @@ let package = Package(
         .target(
             name: "EmulatedPeripheral",
             dependencies: [
+                "DisabledLogging",
                 "CardReaderKitTesting",
                 "BLETransport",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import BLETransport
 import CardReaderCore
 import CardReaderKitTesting
+import DisabledLogging
 import Logging
 import ReaderProtocol
 
@@ -76,7 +77,7 @@ public actor EmulatedReaderPeripheral {
     public static func start(
         reader: EmulatedReader, adapter: String? = nil, localName: String? = nil,
         manufacturer: String = "CardReaderKit", maximumMTU: Int = 247, busAddress: String? = nil,
-        logger: Logger = Logger(label: "CardReaderKit.EmulatedReaderPeripheral")
+        logger: Logger = .disabled
     ) async throws(BluetoothError) -> EmulatedReaderPeripheral {
         let session = try await BluetoothSession.open(busAddress: busAddress, logger: logger)
         do throws(BluetoothError) {

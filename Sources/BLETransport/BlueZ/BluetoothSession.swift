@@ -1,3 +1,4 @@
+import DisabledLogging
 import Logging
 import Timing
 
@@ -20,7 +21,7 @@ public final class BluetoothSession: Sendable {
     package var clock: ElapsedClock { connection.clock }
 
     /// Wraps an open D-Bus connection (the session does not own it: see ``close()``).
-    public init(connection: DBusConnection, logger: Logger = Logger(label: "CardReaderKit.BlueZ")) {
+    public init(connection: DBusConnection, logger: Logger = .disabled) {
         self.connection = connection
         self.logger = logger
         signals = BlueZSignalRouter(connection: connection)
@@ -31,7 +32,7 @@ public final class BluetoothSession: Sendable {
     /// discoveries, connections and their retries — runs on `clock`.
     public static func open(
         busAddress: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        logger: Logger = .disabled
     ) async throws(BluetoothError) -> BluetoothSession {
         do throws(DBusError) {
             let connection =

@@ -1,3 +1,4 @@
+import DisabledLogging
 import Logging
 import Synchronization
 import Timing
@@ -56,7 +57,7 @@ public final class DBusConnection: Sendable {
     /// Connects to the system bus (honouring `DBUS_SYSTEM_BUS_ADDRESS`) on a private
     /// connection. Call deadlines run on `clock`.
     public static func systemBus(
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit.DBus")
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = .disabled
     ) async throws(DBusError) -> DBusConnection {
         let (loop, info) = try await DBusDispatchLoop.start(.systemBus, clock: ElapsedClock(clock), logger: logger)
         return DBusConnection(loop: loop, info: info, logger: logger)
@@ -66,7 +67,7 @@ public final class DBusConnection: Sendable {
     /// a private connection and registers with it (`Hello`). Call deadlines run on `clock`.
     public static func connect(
         address: String, clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "CardReaderKit.DBus")
+        logger: Logger = .disabled
     ) async throws(DBusError) -> DBusConnection {
         guard DBusNameValidation.isValidString(address), !address.isEmpty else {
             throw .connectionFailed(name: "address", message: "invalid address")

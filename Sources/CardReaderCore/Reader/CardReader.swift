@@ -1,3 +1,4 @@
+import DisabledLogging
 import Logging
 import ReaderProtocol
 @_spi(Timers) import Timing
@@ -112,7 +113,7 @@ public actor CardReader {
     /// firmware updates, battery) go to the swift-metrics factory in effect now.
     public init(
         connector: any ReaderConnector, configuration: Configuration = Configuration(),
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit")
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = .disabled
     ) {
         self.connector = connector
         self.configuration = configuration

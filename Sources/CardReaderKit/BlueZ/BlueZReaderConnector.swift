@@ -1,4 +1,5 @@
 package import BLETransport
+import DisabledLogging
 public import Logging
 import Timing
 
@@ -44,7 +45,7 @@ public struct BlueZReaderConnector: ReaderConnector {
     public init(
         reader: String = ReaderGATTProfile.localNamePrefix, adapter: String? = nil, busAddress: String? = nil,
         timeout: Duration = .seconds(30), connectAttempts: Int = 3, valueTransport: BlueZValueTransport = .acquiredSocket,
-        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ"),
+        maximumMTU: Int = 247, logger: Logger = .disabled,
         bondStore: ReaderBondStore? = .userDefault, clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.bondStore = bondStore

@@ -1,4 +1,5 @@
 internal import BLETransport
+import DisabledLogging
 public import Logging
 import Timing
 
@@ -53,7 +54,7 @@ public actor BlueZReaderFleet: ReaderFleet {
     /// and BlueZ's calls are timed on `clock`.
     public static func open(
         adapter: String? = nil, busAddress: String? = nil, valueTransport: BlueZValueTransport = .acquiredSocket,
-        maximumMTU: Int = 247, logger: Logger = Logger(label: "CardReaderKit.BlueZ"),
+        maximumMTU: Int = 247, logger: Logger = .disabled,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LinkError) -> BlueZReaderFleet {
         do throws(BluetoothError) {

@@ -1,4 +1,5 @@
 package import BLETransport
+import DisabledLogging
 package import Logging
 
 extension BlueZReaderLink {
@@ -13,7 +14,7 @@ extension BlueZReaderLink {
     /// caller's.
     package static func bind(
         _ connection: GattConnection, valueTransport: GattValueTransport = .acquiredSocket, maximumMTU: Int = 247,
-        logger: Logger = Logger(label: "CardReaderKit.BlueZ")
+        logger: Logger = .disabled
     ) async throws(BluetoothError) -> BlueZReaderLink {
         try await bind(
             connection, device: nil, ownsSession: false, valueTransport: valueTransport,

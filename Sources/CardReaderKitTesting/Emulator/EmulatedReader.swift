@@ -1,4 +1,5 @@
 import CardReaderCore
+import DisabledLogging
 import Logging
 import ReaderProtocol
 @_spi(Timers) import Timing
@@ -124,7 +125,7 @@ public actor EmulatedReader {
         card: EmulatedCard? = nil, scenario: EmulatorScenario = EmulatorScenario(),
         configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "CardReaderKit.EmulatedReader")
+        logger: Logger = .disabled
     ) {
         self.card = card
         self.scenario = scenario

@@ -1,4 +1,5 @@
 public import CardReaderCore
+import DisabledLogging
 public import Logging
 
 /// Emulated readers driven as a fleet (`ReaderFleet`), without Bluetooth: what
@@ -38,7 +39,7 @@ public struct EmulatedReaderFleet: ReaderFleet {
     /// A fleet of `readers`, each known by its configuration's name, linked at ATT MTU
     /// `mtu`. Readers without a name all go by `emulated VPOS3356`: a search by name finds
     /// only the first of them, and errors, metrics and logs cannot tell them apart.
-    public init(readers: [EmulatedReader], mtu: Int = 23, logger: Logger = Logger(label: "CardReaderKit")) {
+    public init(readers: [EmulatedReader], mtu: Int = 23, logger: Logger = .disabled) {
         members = readers.map { Member(name: EmulatedReaderConnector(reader: $0).readerDescription, reader: $0) }
         self.mtu = mtu
         self.logger = logger
@@ -50,7 +51,7 @@ public struct EmulatedReaderFleet: ReaderFleet {
     public init(
         count: Int, card: EmulatedCard? = .visaTest, scenario: EmulatorScenario = EmulatorScenario(),
         configuration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(), mtu: Int = 23,
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "CardReaderKit")
+        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = .disabled
     ) {
         let readers = (1...max(1, count)).map { index in
             var configuration = configuration
