@@ -38,14 +38,16 @@ struct ReaderCtl: AsyncParsableCommand {
                 // Help, which the parser answers first, and a line that parses cost no
                 // search through every command's help text.
                 guard exitCode(for: error) != .success else { throw error }
-                // An option another command takes, then a mistyped command or option: the
-                // parser's message and the likely name.
+                // An option another command takes, then a mistyped command or option: what
+                // is wrong with the name and the likely one, before anything the parser
+                // concluded from the mistake (an option unknown to no command, a reader
+                // not named).
                 if let misplaced = CommandLineCheck.misplacedOption(in: arguments) {
                     StandardStreams.writeError("Error: \(misplaced) (readerctl \(arguments[0]) --help lists its options)\n")
                     exit(withError: ExitStatus.usage.exitCode)
                 }
-                guard let suggestion = CommandLineCheck.suggestion(for: arguments) else { throw error }
-                StandardStreams.writeError(fullMessage(for: error) + "\n  \(suggestion)\n")
+                guard let mistake = CommandLineCheck.mistake(in: arguments) else { throw error }
+                StandardStreams.writeError("Error: \(mistake)\n")
                 exit(withError: ExitStatus.usage.exitCode)
             }
             if var asyncCommand = command as? AsyncParsableCommand {

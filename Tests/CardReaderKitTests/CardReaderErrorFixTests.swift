@@ -27,11 +27,17 @@ import Testing
         #expect(CardReaderError.linkLost(LinkError(BluetoothLinkLoss.bluetoothdRestarted(newOwner: nil))).fix?.contains("start bluetoothd") == true)
     }
 
-    @Test func aTimeoutPointsAtDoctorAndTheReadersAnswersNeedNone() {
+    @Test func aTimeoutPointsAtDoctorAndACardsRefusalNeedsNone() {
         let timedOut = CardReaderError.connectionTimedOut(reader: "VPOS", after: .seconds(5))
         #expect(timedOut.fix?.contains("readerctl doctor --reader NAME") == true)
-        #expect(CardReaderError.badSwipe.fix == nil)
         #expect(CardReaderError.cardRefused(step: "SELECT", StatusWord(0x6A82)).fix == nil)
+    }
+
+    /// What the cardholder did wrong says what to do next: swipe once more, or leave the
+    /// card in until the operation ends.
+    @Test func theCardholdersMistakesSayWhatToDoNext() {
+        #expect(CardReaderError.badSwipe.fix?.contains("insert its chip instead") == true)
+        #expect(CardReaderError.cardRemoved.fix?.contains("leave the card in the slot") == true)
     }
 
     /// A reader's answer that leaves a person wondering what next gets the next step: try

@@ -41,6 +41,23 @@ import ReaderProtocol
         #expect(await events.next() == .batteryLow(percent: 9))
     }
 
+    /// The reader answers GET INFO under another command's code (ICC STATUS): the answer is
+    /// not taken for GET INFO's, and the timeout that follows names what came instead, so a
+    /// support engineer reads "it answered under the code of ICC STATUS", not silence.
+    @Test func anAnswerUnderAnotherCodeIsNamedByTheTimeout() async throws {
+        let reader = try await connectedReader()
+        let first = Task { try await reader.info() }
+        #expect(try await scripted.nextCommand() == .getInfo)
+        try await scripted.answer(.iccStatus, .success, .iccStatus(.noCard))
+        try await scripted.waitUntilHostHasHandledEverything()
+        try await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(1500))
+        let expected = CardReaderError.readerTimedOut(.getInfo, after: .milliseconds(1500), answeredInstead: .iccStatus)
+        await #expect(throws: expected) { try await first.value }
+        #expect(expected.description.contains("answered under the code of ICC STATUS (C2 04)"))
+        #expect(expected.fix?.contains("update the reader's firmware") == true)
+    }
+
     /// The reader answers GET INFO late, after the deadline: the host has sent CANCEL, so
     /// it discards everything until CANCEL's answer, and the next GET INFO gets its own answer.
     @Test func aLateAnswerIsNeverTakenForTheNextCommands() async throws {

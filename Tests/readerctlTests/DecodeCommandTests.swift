@@ -71,6 +71,9 @@ import Testing
         #expect(malformed.status == 2)
         #expect(malformed.standardOutput.contains("command C0 01 GET INFO"))
         #expect(malformed.standardError.contains("line 2: no direction mark"))
+        // … and what a recording is, for someone who named another file.
+        #expect(malformed.standardError.contains("fix: decode reads a recording: one packet per line, '> HEX'"))
+        #expect(malformed.standardError.contains("Docs/decoding-recordings.md"))
     }
 
     /// `--expect`: a recording against its golden file (the convention of GoldenRecords, as

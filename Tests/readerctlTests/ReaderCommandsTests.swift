@@ -80,9 +80,12 @@ import Testing
         // A negative number is a number out of range, not a missing value.
         (["events", "--emulated", "--count", "-1"], "--count must be at least 1"),
         (["swipe", "--emulated", "--timeout", "-5"], "--timeout must be within 1…65535 seconds"),
-        // Typos: the nearest command or option.
-        (["swipe", "--emulatd"], "did you mean --emulated?"),
-        (["swip", "--emulated"], "did you mean 'readerctl swipe'?"),
+        // Typos: the nearest command or option, in the first line, before anything the
+        // parser concluded from the typo (an option unknown, a reader not named).
+        (["swipe", "--emulatd"], "Error: swipe has no option --emulatd; did you mean --emulated?"),
+        (["swip", "--emulated"], "Error: 'swip' is not a readerctl command; did you mean 'readerctl swipe'?"),
+        (["swipr"], "Error: 'swipr' is not a readerctl command; did you mean 'readerctl swipe'?"),
+        (["frobnicate", "--emulated"], "Error: 'frobnicate' is not a readerctl command (readerctl --help lists them)"),
         (["info", "--emulated", "--conect-timeout", "3"], "did you mean --connect-timeout?"),
         (["swipe", "--emulated", "--card", "Fixtures/cards/nope.json"], "cannot read the card file Fixtures/cards/nope.json: no such file"),
         (["apdu", "--emulated", "00A4040007A0000000031010", "5A0841111111"], "APDU 2 is not a command APDU"),
@@ -91,7 +94,8 @@ import Testing
     func badArgumentsAreUsageErrorsNamingTheProblem(arguments: [String], problem: String) async throws {
         let result = try await ReaderctlProcess.run(arguments)
         #expect(result.status == 64)
-        #expect(result.standardError.contains(problem))
+        #expect(result.standardError.contains(problem), "\(result.standardError)")
+        #expect(!result.standardError.contains("Unknown option") && !result.standardError.contains("name the reader"))
         #expect(!result.standardError.contains("5A0841111111"))
         #expect(result.standardOutput.isEmpty)
     }

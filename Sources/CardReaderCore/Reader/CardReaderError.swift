@@ -68,6 +68,14 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         set { context.decoding = newValue }
     }
 
+    /// The command whose code an answer came under while ``command`` went unanswered, for
+    /// ``Code/readerTimedOut``: an answer to an earlier command, or a reader that mixed up
+    /// the code.
+    public var answeredInstead: CommandCode? {
+        get { context.answeredInstead }
+        set { context.answeredInstead = newValue }
+    }
+
     /// In words: the request's problem, the EMV step refused, what the card's data lacks.
     public var detail: String? {
         get { context.detail }
@@ -86,6 +94,7 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         var reader: String?
         var waited: Duration?
         var decoding: MessageDecodingError?
+        var answeredInstead: CommandCode?
         var detail: String?
     }
 
@@ -208,9 +217,10 @@ extension CardReaderError {
     }
 
     /// The error whose code is ``Code/readerTimedOut``, with what it carries.
-    public static func readerTimedOut(_ command: CommandCode, after waited: Duration) -> Self {
+    public static func readerTimedOut(_ command: CommandCode, after waited: Duration, answeredInstead: CommandCode? = nil) -> Self {
         var error = Self(.readerTimedOut, command: command)
         error.waited = waited
+        error.answeredInstead = answeredInstead
         return error
     }
 
@@ -320,7 +330,10 @@ extension CardReaderError {
         case .connectionFailed: return "could not connect to \(reader ?? "the reader"): \(linkText)"
         case .linkLost: return "the link to the reader was lost (\(linkText))"
         case .writeFailed: return "could not write to the reader: \(linkText)"
-        case .readerTimedOut: return "the reader did not answer \(commandName) within \(waitedText)"
+        case .readerTimedOut:
+            guard let other = answeredInstead else { return "the reader did not answer \(commandName) within \(waitedText)" }
+            return "the reader did not answer \(commandName) within \(waitedText); it answered under the code of "
+                + "\(other.commandName ?? "another command") (\(other)) instead, which this host was not waiting for"
         case .readerNotResponding: return "the reader answers neither the timed-out command nor CANCEL; reconnect"
         case .cancelled: return "cancelled"
         case .cardholderTimeout:
@@ -350,17 +363,26 @@ extension CardReaderError {
 
     private var linkText: String { link.map { "\($0)" } ?? "no reason given" }
 
-    /// What a person can do about it, when the description does not say already: for a
-    /// link that could not open or was lost, the link's `LinkError.fix` (start bluetoothd,
-    /// power the adapter on, the bus's policy, …); for a busy or silent reader, an empty
-    /// slot or a cardholder who did not act, the next step. Nil where the description says
-    /// it (`swipe again`, `charge it`) or nobody can act (a card's refusal).
+    /// What a person can do about it: for a link that could not open or was lost, the
+    /// link's `LinkError.fix` (start bluetoothd, power the adapter on, the bus's policy, …);
+    /// for a busy or silent reader, a bad swipe, an empty slot, a card removed too soon or a
+    /// cardholder who did not act, the next step. Nil where the description says it all
+    /// (`charge it`) or nobody can act (a card's refusal).
     public var fix: String? {
         switch code {
         case .readerBusy:
             "the reader is serving another command (another host's, or a firmware update): try again when it is done"
+        case .readerTimedOut where answeredInstead != nil:
+            "the reader answered a command it was not sent (a late answer to one cancelled earlier, or firmware that "
+                + "mixed up the code): try again; if it repeats, update the reader's firmware (`readerctl --verbose` "
+                + "shows every frame)"
         case .readerTimedOut:
             "make sure the reader is on and in range; `readerctl doctor --reader NAME` checks each step up to its answer"
+        case .badSwipe:
+            "swipe in one steady movement, the stripe facing the reader's head; a card that fails again may have a "
+                + "worn stripe: insert its chip instead"
+        case .cardRemoved:
+            "leave the card in the slot until the operation ends, then insert it and start again"
         case .noCard:
             "insert a chip card, or wait for one (`powerOnCard(waitingForInsertion:)`, `readerctl power-on|apdu|emv --wait SECONDS`)"
         case .cardholderTimeout where command == .readMagneticStripe:

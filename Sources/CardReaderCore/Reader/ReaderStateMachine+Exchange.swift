@@ -23,7 +23,9 @@ extension ReaderStateMachine {
     mutating func answerOverdue(_ id: UInt64, now: Duration) -> [ReaderAction] {
         var actions = cutOffStaleFrame(now: now)
         guard case .awaitingAnswer(let current) = exchange, current.id == id else { return actions }
-        let error: CardReaderError = current.cancelRequested ? .cancelled : .readerTimedOut(current.code, after: current.limit)
+        let error: CardReaderError =
+            current.cancelRequested
+            ? .cancelled : .readerTimedOut(current.code, after: current.limit, answeredInstead: current.answeredInstead)
         actions.append(.log(.noAnswerInTime(current.code, limit: current.limit)))
         actions += finish(id, .failure(error))
         if !current.cancelRequested { actions.append(.sendCancel) }
@@ -147,6 +149,10 @@ extension ReaderStateMachine {
             return [.settleCancels(waiter, settled: true)]
         }
         guard case .awaitingAnswer(let current) = exchange, frame.code == current.code else {
+            if case .awaitingAnswer(var current) = exchange {
+                current.answeredInstead = frame.code
+                exchange = .awaitingAnswer(current)
+            }
             return [.log(.discarded(frame.code))]
         }
         if current.cancelRequested { return finish(current.id, .failure(.cancelled)) }

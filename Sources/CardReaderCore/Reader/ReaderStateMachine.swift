@@ -62,6 +62,10 @@ struct ReaderStateMachine {
         var limit: Duration
         /// The caller's task was cancelled: CANCEL went out and its answer ends the call.
         var cancelRequested: Bool
+        /// An answer that came meanwhile under another command's code, if one did: the
+        /// timeout's error names it (an answer to an earlier command, or a reader that
+        /// mixed up the code).
+        var answeredInstead: CommandCode? = nil
     }
 
     /// What the one command the gate lets through is waiting for.

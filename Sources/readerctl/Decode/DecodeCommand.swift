@@ -92,7 +92,7 @@ struct DecodeCommand: ParsableCommand {
             // What came before a malformed line is reported, then the line.
             decoder.finish(report)
             if let failure {
-                StandardStreams.writeError("readerctl decode: \(failure)\n")
+                ErrorReport.write("decode: \(failure)", fix: failure.fix)
                 status = ExitStatus.unreadableInput
             }
         }

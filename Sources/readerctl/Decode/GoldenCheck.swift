@@ -17,7 +17,7 @@ enum GoldenCheck {
         do {
             try RecordingInput.forEachPacket(in: source) { decoder.decode($0, keep) }
         } catch {
-            ErrorReport.write("decode: \(error)", fix: nil)
+            ErrorReport.write("decode: \(error)", fix: error.fix)
             throw ExitStatus.unreadableInput.exitCode
         }
         decoder.finish(keep)

@@ -7,7 +7,15 @@ enum RecordingInput {
     struct Failure: Error, CustomStringConvertible {
         var source: String
         var reason: String
+        /// What to do; for input that is not a recording, what one looks like.
+        var fix: String = Self.formatFix
         var description: String { "\(source): \(reason)" }
+
+        /// What a recording is, and how to make one.
+        static let formatFix =
+            "decode reads a recording: one packet per line, '> HEX' from host to reader or '< HEX' from reader to "
+            + "host, a timestamp in seconds before the mark if recorded (`readerctl swipe --emulated --record FILE` "
+            + "writes one), or a btsnoop capture (`btmon -w FILE`); Docs/decoding-recordings.md describes both"
     }
 
     /// Hands over the recording's packets in order, each as soon as it is read: a text
@@ -19,10 +27,12 @@ enum RecordingInput {
             bytes = StandardStreams.readInput()
         } else {
             guard FileManager.default.fileExists(atPath: source) else {
-                throw Failure(source: source, reason: "no such file")
+                throw Failure(source: source, reason: "no such file", fix: "check the path (relative paths start in the current directory)")
             }
             guard let contents = FileBytes.contents(atPath: source) else {
-                throw Failure(source: source, reason: "cannot be read (permissions, or a directory?)")
+                throw Failure(
+                    source: source, reason: "cannot be read (permissions, or a directory?)",
+                    fix: "name a file this user may read (`ls -l` shows its permissions)")
             }
             bytes = contents
         }

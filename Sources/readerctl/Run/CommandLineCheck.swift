@@ -24,12 +24,15 @@ enum CommandLineCheck {
         return nil
     }
 
-    /// A suggestion for a mistyped subcommand or option: `did you mean 'swipe'?`, or nil.
-    static func suggestion(for arguments: [String]) -> String? {
+    /// What is wrong with a mistyped subcommand or option, led by the name and what to do,
+    /// e.g. `'swip' is not a readerctl command; did you mean 'readerctl swipe'?`; nil when
+    /// the line holds no such mistake (the parser's own message says what is wrong).
+    static func mistake(in arguments: [String]) -> String? {
         let commands = ReaderCtl.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         guard let first = arguments.first else { return nil }
         if !first.hasPrefix("-"), !commands.contains(first) {
-            return closest(to: first, among: commands).map { "did you mean 'readerctl \($0)'?" }
+            let guess = closest(to: first, among: commands).map { "; did you mean 'readerctl \($0)'?" } ?? ""
+            return "'\(first)' is not a readerctl command\(guess) (readerctl --help lists them)"
         }
         guard let command = ReaderCtl.configuration.subcommands.first(where: { $0.configuration.commandName == first })
         else { return nil }
@@ -37,7 +40,7 @@ enum CommandLineCheck {
         for argument in arguments.dropFirst() where argument.hasPrefix("--") {
             let name = String(argument.prefix { $0 != "=" })
             guard !options.contains(name), let match = closest(to: name, among: options) else { continue }
-            return "did you mean \(match)? (readerctl \(first) --help lists its options)"
+            return "\(first) has no option \(name); did you mean \(match)? (readerctl \(first) --help lists its options)"
         }
         return nil
     }
