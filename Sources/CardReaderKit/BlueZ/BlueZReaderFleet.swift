@@ -31,7 +31,7 @@ public actor BlueZReaderFleet: ReaderFleet {
     /// The largest ATT MTU each link uses (writes of at most this − 3 bytes).
     public nonisolated let maximumMTU: Int
 
-    /// Where the fleet's readers log (`CardReaderKit.BlueZ` unless given to ``open(adapter:busAddress:valueTransport:maximumMTU:logger:clock:)``).
+    /// Where the fleet's readers log (nowhere unless given to ``open(adapter:busAddress:valueTransport:maximumMTU:logger:clock:)``).
     public nonisolated let logger: Logger
 
     private let adapter: BluetoothAdapter
