@@ -3,6 +3,7 @@ import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
 import EmulatedPeripheral
+import Logging
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -50,12 +51,15 @@ struct EmulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let reader = emulator.makeReader()
+        // What the reader and its peripheral do (pairing mode, a passkey shown, an image
+        // received) is this command's output, on standard error.
+        let reader = emulator.makeReader(logger: Logger(label: "CardReaderKit.EmulatedReader"))
         let (adapter, name, duration, mtu) = (adapter, name, duration, mtu)
         let button = PairingButtonSignal { Task { await reader.holdButtonForPairing() } }
         try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let peripheral = try await EmulatedReaderPeripheral.start(
-                reader: reader, adapter: adapter, localName: name, maximumMTU: mtu)
+                reader: reader, adapter: adapter, localName: name, maximumMTU: mtu,
+                logger: Logger(label: "CardReaderKit.EmulatedReaderPeripheral"))
             StandardStreams.writeError(
                 "serving \(peripheral.localName) on \(peripheral.adapterName); Ctrl-C to stop"
                     + (await reader.requiresEncryption ? ", kill -USR1 \(getpid()) holds the pairing button" : "") + "\n")

@@ -2,6 +2,7 @@ import ArgumentParser
 import CardReaderKit
 import CardReaderKitTesting
 import FoundationEssentials
+import Logging
 
 /// What the emulated reader holds and does: `--card` and `--scenario`, each checked as it
 /// is parsed.
@@ -45,9 +46,12 @@ struct EmulatedReaderOptions: ParsableArguments {
         }
     }
 
-    /// The emulated reader these options describe.
-    func makeReader() -> EmulatedReader {
-        EmulatedReader(card: heldCard, scenario: scenario, configuration: configuration)
+    /// The emulated reader these options describe. It logs to `logger` when one is given
+    /// (`readerctl emulate`: what the reader does, for the person driving it from another
+    /// host), else nowhere.
+    func makeReader(logger: Logger? = nil) -> EmulatedReader {
+        guard let logger else { return EmulatedReader(card: heldCard, scenario: scenario, configuration: configuration) }
+        return EmulatedReader(card: heldCard, scenario: scenario, configuration: configuration, logger: logger)
     }
 
     /// `--card`'s card (default: the Visa test card).
