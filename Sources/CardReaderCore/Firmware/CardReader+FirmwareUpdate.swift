@@ -36,6 +36,13 @@ extension CardReader {
         try await acquireGate()
         defer { gate.release() }
         let before = try await checkBeforeUpdating(to: image, options: options)
+        if before.firmwareVersion.flatMap(FirmwareVersion.init) == FirmwareVersion(image.version) {
+            logger.info("firmware already installed", metadata: ["version": "\(image.version)"])
+            enter(.completed)
+            return FirmwareUpdateReport(
+                previousVersion: before.firmwareVersion, version: image.version, bytes: 0, duration: timing.elapsed() - started,
+                transferDuration: .zero, resentBlocks: 0, fellBackToSmallBlocks: false, alreadyInstalled: true)
+        }
 
         enter(.entering)
         let (inputs, input) = AsyncStream.makeStream(of: FirmwareUpdateInput.self)
@@ -105,12 +112,28 @@ extension CardReader {
         if linkSecurity == .encrypted, !LinkSecurityPolicy.requiresEncryption(firmwareRevision: image.version) {
             throw .firmwareUpdateFailed(.securityDowngrade(imageVersion: image.version))
         }
+        try checkVersions(image: image.version, reader: before.firmwareVersion, options: options)
+        if before.firmwareVersion.flatMap(FirmwareVersion.init) == FirmwareVersion(image.version) { return before }
         if let battery = before.batteryPercent, battery < options.minimumBattery {
             throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
         }
         logger.info(
             "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
         return before
+    }
+
+    /// Only a newer image is sent, unless the options allow an older one, or versions that
+    /// do not compare; the same version is nothing to do (the caller reports it).
+    private func checkVersions(image: String, reader: String?, options: FirmwareUpdateOptions) throws(CardReaderError) {
+        guard let imageVersion = FirmwareVersion(image), let readerVersion = reader.flatMap(FirmwareVersion.init) else {
+            guard options.allowsIncomparableVersions else {
+                throw .firmwareUpdateFailed(.versionsNotComparable(imageVersion: image, readerVersion: reader))
+            }
+            return
+        }
+        if imageVersion < readerVersion, !options.allowsOlderImage {
+            throw .firmwareUpdateFailed(.olderImage(imageVersion: image, readerVersion: reader ?? ""))
+        }
     }
 
     /// ENTER FIRMWARE UPDATE: on its 00 answer the link carries YModem, its bytes going to

@@ -57,7 +57,8 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         set { context.requiredBatteryPercent = newValue }
     }
 
-    /// The version the image carries, for ``Code/wrongVersion``.
+    /// The version the image carries, for ``Code/wrongVersion``, ``Code/olderImage``,
+    /// ``Code/versionsNotComparable``, ``Code/installedUnconfirmed``.
     public var expectedVersion: String? {
         get { context.expectedVersion }
         set { context.expectedVersion = newValue }
@@ -69,7 +70,8 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         set { context.previousVersion = newValue }
     }
 
-    /// The version the reader came back on, if it said, for ``Code/wrongVersion``.
+    /// The version the reader came back on, if it said, for ``Code/wrongVersion``; the
+    /// version it runs, for ``Code/olderImage`` and ``Code/versionsNotComparable``.
     public var foundVersion: String? {
         get { context.foundVersion }
         set { context.foundVersion = newValue }
@@ -131,6 +133,13 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         public static let readerDidNotReturn = Self(rawValue: "firmware-reader-did-not-return")
         /// The reader came back reporting another version than the image's.
         public static let wrongVersion = Self(rawValue: "firmware-wrong-version")
+        /// The image is older than the reader's firmware
+        /// (``FirmwareUpdateOptions/allowsOlderImage`` sends it). Nothing was sent.
+        public static let olderImage = Self(rawValue: "firmware-image-older")
+        /// The image's version or the reader's does not read as dotted numbers, so which is
+        /// newer is unknown (``FirmwareUpdateOptions/allowsIncomparableVersions`` sends it).
+        /// Nothing was sent.
+        public static let versionsNotComparable = Self(rawValue: "firmware-versions-not-comparable")
         /// The reader verified the whole image and restarts on it, and the update was
         /// cancelled before the reader came back to confirm its version: it runs the image
         /// (``FirmwareUpdateError/expectedVersion``) once restarted, not its old firmware.
@@ -216,6 +225,22 @@ extension FirmwareUpdateError {
         return error
     }
 
+    /// The error whose code is ``Code/olderImage``, with what it carries.
+    public static func olderImage(imageVersion: String, readerVersion: String) -> Self {
+        var error = Self(.olderImage)
+        error.expectedVersion = imageVersion
+        error.foundVersion = readerVersion
+        return error
+    }
+
+    /// The error whose code is ``Code/versionsNotComparable``, with what it carries.
+    public static func versionsNotComparable(imageVersion: String, readerVersion: String?) -> Self {
+        var error = Self(.versionsNotComparable)
+        error.expectedVersion = imageVersion
+        error.foundVersion = readerVersion
+        return error
+    }
+
     /// The error whose code is ``Code/installedUnconfirmed``, with what it carries.
     public static func installedUnconfirmed(version: String, previousVersion: String?) -> Self {
         var error = Self(.installedUnconfirmed)
@@ -291,6 +316,13 @@ extension FirmwareUpdateError {
             return "the reader came back on version \(foundVersion ?? "(unknown)"), not \(expectedVersion ?? "the image's")"
         case .cancelled:
             return "the update was cancelled\(at); the reader keeps its old firmware"
+        case .olderImage:
+            return "image \(expectedVersion ?? "") is older than the reader's firmware \(foundVersion ?? ""): not sent; "
+                + "to install it anyway, allow an older image (`allowsOlderImage`, `readerctl --allow-older`)"
+        case .versionsNotComparable:
+            return "which is newer is unknown: image \(expectedVersion ?? "") or the reader's firmware "
+                + "\(foundVersion ?? "(not reported)") is not a version of dotted numbers; not sent; to install it anyway, "
+                + "allow it (`allowsIncomparableVersions`, `readerctl --allow-incomparable-versions`)"
         case .installedUnconfirmed:
             return "the reader verified image \(expectedVersion ?? "") and restarts on it; the update was cancelled before "
                 + "the reader came back to confirm its version"

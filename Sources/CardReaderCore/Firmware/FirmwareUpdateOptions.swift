@@ -16,13 +16,24 @@ public struct FirmwareUpdateOptions: Sendable, Hashable {
     public var returnTimeout: Duration
     /// The name block 0 announces; nil: `<model>-<version>.vfw`.
     public var fileName: String?
+    /// Whether an image older than the reader's firmware may be sent (default no:
+    /// ``FirmwareUpdateError/Code/olderImage``). Link security still refuses an image
+    /// before 3.0 on an encrypted link.
+    public var allowsOlderImage: Bool
+    /// Whether an image may be sent when its version or the reader's does not read as
+    /// dotted numbers (``FirmwareVersion``), so that which is newer is unknown (default no:
+    /// ``FirmwareUpdateError/Code/versionsNotComparable``).
+    public var allowsIncomparableVersions: Bool
 
     /// Options with the reader's documented bounds: 30 % battery at least, 5 s for the
-    /// restart's drop, 45 s for the reader to return.
+    /// restart's drop, 45 s for the reader to return; only a newer image is sent.
     public init(
         ymodem: YModemSender.Configuration = YModemSender.Configuration(), minimumBattery: UInt8 = 30,
-        restartDisconnectTimeout: Duration = .seconds(5), returnTimeout: Duration = .seconds(45), fileName: String? = nil
+        restartDisconnectTimeout: Duration = .seconds(5), returnTimeout: Duration = .seconds(45), fileName: String? = nil,
+        allowsOlderImage: Bool = false, allowsIncomparableVersions: Bool = false
     ) {
+        self.allowsOlderImage = allowsOlderImage
+        self.allowsIncomparableVersions = allowsIncomparableVersions
         self.ymodem = ymodem
         self.minimumBattery = minimumBattery
         self.restartDisconnectTimeout = restartDisconnectTimeout

@@ -1,4 +1,5 @@
-/// A firmware update that succeeded.
+/// A firmware update that succeeded: the reader runs the image's version, sent now or
+/// already there (``alreadyInstalled``).
 public struct FirmwareUpdateReport: Sendable, Hashable {
     /// The version GET INFO reported before the update.
     public var previousVersion: String?
@@ -15,4 +16,7 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
     /// Whether the transfer finished in 128-byte blocks, after 1024-byte ones failed (a
     /// reader whose receive buffer overflows on a whole block).
     public var fellBackToSmallBlocks: Bool
+    /// The reader ran the image's version already: nothing was sent (``bytes`` and the
+    /// durations are zero).
+    public var alreadyInstalled: Bool = false
 }

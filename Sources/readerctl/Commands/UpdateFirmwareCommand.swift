@@ -10,7 +10,11 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
             Checks the image (magic, format, length, CRC-32) before anything else, then each \
             reader (model, battery of at least 30 %), then sends it over YModem-1K; the \
             reader verifies it, restarts, and is connected to again until GET INFO reports \
-            the image's version. With several --reader or --all, readers update side by \
+            the image's version. Only an image newer than a reader's firmware is sent \
+            (versions compare as dotted numbers: 3.10.0 is after 3.9.1): a reader already on \
+            it is reported already-installed, an older image or versions that do not \
+            compare are refused (firmware-image-older, firmware-versions-not-comparable) \
+            unless --allow-older or --allow-incomparable-versions. With several --reader or --all, readers update side by \
             side (at most --max-parallel at once), each on its own line; a summary table \
             (reader, old -> new version, time, outcome) ends the run. --json prints one JSON \
             object per progress step and one per reader at the end ("outcome": "updated" or \
@@ -39,6 +43,12 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines for scripts instead of text.")
     var json = false
 
+    @Flag(help: "Send an image older than a reader's firmware (a downgrade); by default only a newer one is sent.")
+    var allowOlder = false
+
+    @Flag(help: "Send the image even when its version or a reader's is not dotted numbers, so which is newer is unknown.")
+    var allowIncomparableVersions = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Readers updated at once, 1-16.", valueName: "n"))
     var maxParallel = 7
 
@@ -61,9 +71,10 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
         let firmware = try loadImage()
         let board = ProgressBoard(json: json)
         let clock = ContinuousClock()
+        let options = FirmwareUpdateOptions(allowsOlderImage: allowOlder, allowsIncomparableVersions: allowIncomparableVersions)
         let outcomes = try await FleetRun.perform(reader, maxParallel: maxParallel) { label, reader throws(CardReaderError) in
             let started = clock.now
-            let report = try await reader.updateFirmware(image: firmware).run { board.update(label, $0) }
+            let report = try await reader.updateFirmware(image: firmware, options: options).run { board.update(label, $0) }
             return Result(previousVersion: report.previousVersion, report: report, seconds: Self.seconds(clock.now - started))
         }
         board.finish()
@@ -90,7 +101,7 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
                 var fields: [String: FieldValue] = ["reader": .text(outcome.label)]
                 switch outcome.result {
                 case .success(let result):
-                    fields["outcome"] = "updated"
+                    fields["outcome"] = result.report?.alreadyInstalled == true ? "already-installed" : "updated"
                     fields["previousVersion"] = result.previousVersion.map(FieldValue.text)
                     fields["version"] = .text(image.version)
                     fields["seconds"] = .decimal(result.seconds)
@@ -113,6 +124,8 @@ struct UpdateFirmwareCommand: AsyncParsableCommand {
         }
         let rows = outcomes.map { outcome -> [String] in
             switch outcome.result {
+            case .success(let result) where result.report?.alreadyInstalled == true:
+                ["\(outcome.label)", image.version, "-", "already installed: nothing sent"]
             case .success(let result):
                 [
                     "\(outcome.label)", "\(result.previousVersion ?? "?") → \(image.version)", "\(result.seconds) s",

@@ -40,11 +40,11 @@ struct FirmwareUpdateTests {
         let connector: EmulatedReaderConnector
         let control = ConnectorControl()
 
-        init(scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85) async throws {
+        init(scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85, firmware: String = "2.4.1") async throws {
             var configuration = EmulatedReaderConfiguration(
                 firmwareDisconnectDelay: Self.disconnectDelay, firmwareRestartTime: Self.restartTime)
             configuration.info.batteryPercent = battery
-            configuration.info.firmwareVersion = "2.4.1"
+            configuration.info.firmwareVersion = firmware
             emulator = EmulatedReader(
                 scenario: try EmulatorScenario(parsing: scenario), configuration: configuration, clock: clock)
             // A reader before 3.0: its link is unencrypted, and the update runs only because
@@ -391,6 +391,40 @@ struct FirmwareUpdateTests {
         #expect(!failure.oldFirmwareKept)
         #expect(failure.description.contains("verified image 2.5.0"))
         try await bench.throughRestart { try await reader.connect() }
+        try await bench.expectUsable(on: "2.5.0")
+    }
+
+    /// Only a newer image is sent. The image is 2.5.0; the reader runs `firmware`. The same
+    /// version is nothing to do (no byte of the image written, and at 10 % battery, which
+    /// would refuse a transfer); an older image, or versions that are not dotted numbers,
+    /// are refused before ENTER FIRMWARE UPDATE, and sent when the options allow them.
+    @Test(arguments: [
+        ("2.5.0", FirmwareUpdateError?.none, true), ("2.5", nil, true),
+        ("2.10.0", .olderImage(imageVersion: "2.5.0", readerVersion: "2.10.0"), false),
+        ("2.5.0-rc1", .versionsNotComparable(imageVersion: "2.5.0", readerVersion: "2.5.0-rc1"), false),
+    ])
+    func onlyANewerImageIsSent(firmware: String, refusal: FirmwareUpdateError?, alreadyInstalled: Bool) async throws {
+        let bench = try await Bench(battery: 10, firmware: firmware)
+        let written = await bench.control.writes
+        do throws(CardReaderError) {
+            let report = try await bench.reader.updateFirmware(image: Self.image).run()
+            #expect(refusal == nil && report.alreadyInstalled == alreadyInstalled && report.bytes == 0)
+        } catch {
+            #expect(error.firmwareUpdate == refusal, "\(error)")
+            #expect(error.firmwareUpdate?.oldFirmwareKept == true)
+        }
+        #expect(await bench.control.writes == written + 1, "GET INFO alone was written")
+        #expect(await bench.emulator.firmwareVersion == firmware)
+    }
+
+    /// Asked for, an older image and one whose versions do not compare are sent.
+    @Test(arguments: ["2.10.0", "2.5.0-rc1"])
+    func aDowngradeOrAnIncomparableVersionIsSentWhenAllowed(firmware: String) async throws {
+        let bench = try await Bench(firmware: firmware)
+        let options = FirmwareUpdateOptions(allowsOlderImage: true, allowsIncomparableVersions: true)
+        let image = Self.image
+        let report = try await bench.throughRestart { try await bench.reader.updateFirmware(image: image, options: options).run() }
+        #expect(report.previousVersion == firmware && report.version == "2.5.0" && !report.alreadyInstalled)
         try await bench.expectUsable(on: "2.5.0")
     }
 
