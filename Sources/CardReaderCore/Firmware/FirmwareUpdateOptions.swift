@@ -21,7 +21,7 @@ public struct FirmwareUpdateOptions: Sendable, Hashable {
     /// before 3.0 on an encrypted link.
     public var allowsOlderImage: Bool
     /// Whether an image may be sent when its version or the reader's does not read as
-    /// dotted numbers (``FirmwareVersion``), so that which is newer is unknown (default no:
+    /// dotted numbers (`FirmwareVersion`), so that which is newer is unknown (default no:
     /// ``FirmwareUpdateError/Code/versionsNotComparable``).
     public var allowsIncomparableVersions: Bool
 
