@@ -35,8 +35,8 @@ extension CardReader {
         enter(.checking)
         try await acquireGate()
         defer { gate.release() }
-        let before = try await checkBeforeUpdating(to: image, options: options)
-        if before.firmwareVersion.flatMap(FirmwareVersion.init) == FirmwareVersion(image.version) {
+        let (before, alreadyInstalled) = try await checkBeforeUpdating(to: image, options: options)
+        if alreadyInstalled {
             logger.info("firmware already installed", metadata: ["version": "\(image.version)"])
             enter(.completed)
             return FirmwareUpdateReport(
@@ -97,10 +97,11 @@ extension CardReader {
             resentBlocks: sender.resentBlocks, fellBackToSmallBlocks: sender.blockSize < 1024)
     }
 
-    /// GET INFO, then the image against the reader's model and the battery against the
-    /// minimum: nothing is sent to a reader that would refuse or brick on it.
+    /// GET INFO, then the image against the reader's model, its version against the
+    /// reader's and the battery against the minimum: nothing is sent to a reader that would
+    /// refuse or brick on it. A reader already on the image's version needs nothing sent.
     private func checkBeforeUpdating(to image: FirmwareImage, options: FirmwareUpdateOptions) async throws(CardReaderError)
-        -> ReaderInfo
+        -> (before: ReaderInfo, alreadyInstalled: Bool)
     {
         try checkLinkSecurity(for: .enterFirmwareUpdate)
         let before = try await infoHoldingGate()
@@ -112,28 +113,33 @@ extension CardReader {
         if linkSecurity == .encrypted, !LinkSecurityPolicy.requiresEncryption(firmwareRevision: image.version) {
             throw .firmwareUpdateFailed(.securityDowngrade(imageVersion: image.version))
         }
-        try checkVersions(image: image.version, reader: before.firmwareVersion, options: options)
-        if before.firmwareVersion.flatMap(FirmwareVersion.init) == FirmwareVersion(image.version) { return before }
+        if try checkVersions(image: image.version, reader: before.firmwareVersion, options: options) {
+            return (before, true)
+        }
         if let battery = before.batteryPercent, battery < options.minimumBattery {
             throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
         }
         logger.info(
             "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
-        return before
+        return (before, false)
     }
 
-    /// Only a newer image is sent, unless the options allow an older one, or versions that
-    /// do not compare; the same version is nothing to do (the caller reports it).
-    private func checkVersions(image: String, reader: String?, options: FirmwareUpdateOptions) throws(CardReaderError) {
-        guard let imageVersion = FirmwareVersion(image), let readerVersion = reader.flatMap(FirmwareVersion.init) else {
+    /// Whether the reader runs the image's version already (nothing to send). Only a newer
+    /// image is sent, unless the options allow an older one, or versions that do not
+    /// compare (then neither is taken for the other, whatever their text).
+    private func checkVersions(image: String, reader: String?, options: FirmwareUpdateOptions) throws(CardReaderError)
+        -> Bool
+    {
+        guard let imageVersion = FirmwareVersion(image), let reader, let readerVersion = FirmwareVersion(reader) else {
             guard options.allowsIncomparableVersions else {
                 throw .firmwareUpdateFailed(.versionsNotComparable(imageVersion: image, readerVersion: reader))
             }
-            return
+            return false
         }
         if imageVersion < readerVersion, !options.allowsOlderImage {
-            throw .firmwareUpdateFailed(.olderImage(imageVersion: image, readerVersion: reader ?? ""))
+            throw .firmwareUpdateFailed(.olderImage(imageVersion: image, readerVersion: reader))
         }
+        return imageVersion == readerVersion
     }
 
     /// ENTER FIRMWARE UPDATE: on its 00 answer the link carries YModem, its bytes going to

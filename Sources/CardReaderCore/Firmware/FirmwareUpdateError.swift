@@ -219,26 +219,17 @@ extension FirmwareUpdateError {
 
     /// The error whose code is ``Code/wrongVersion``, with what it carries.
     public static func wrongVersion(expected: String, found: String?) -> Self {
-        var error = Self(.wrongVersion)
-        error.expectedVersion = expected
-        error.foundVersion = found
-        return error
+        Self(.wrongVersion, expected: expected, found: found)
     }
 
     /// The error whose code is ``Code/olderImage``, with what it carries.
     public static func olderImage(imageVersion: String, readerVersion: String) -> Self {
-        var error = Self(.olderImage)
-        error.expectedVersion = imageVersion
-        error.foundVersion = readerVersion
-        return error
+        Self(.olderImage, expected: imageVersion, found: readerVersion)
     }
 
     /// The error whose code is ``Code/versionsNotComparable``, with what it carries.
     public static func versionsNotComparable(imageVersion: String, readerVersion: String?) -> Self {
-        var error = Self(.versionsNotComparable)
-        error.expectedVersion = imageVersion
-        error.foundVersion = readerVersion
-        return error
+        Self(.versionsNotComparable, expected: imageVersion, found: readerVersion)
     }
 
     /// The error whose code is ``Code/installedUnconfirmed``, with what it carries.
@@ -269,6 +260,13 @@ extension FirmwareUpdateError {
     private init(_ code: Code, block: Int?) {
         self.init(code)
         self.block = block
+    }
+
+    /// A failure about versions: the image's, and the one the reader reported.
+    private init(_ code: Code, expected: String, found: String?) {
+        self.init(code)
+        self.expectedVersion = expected
+        self.foundVersion = found
     }
 
     init(_ error: YModemError) {

@@ -148,11 +148,10 @@ extension ReaderStateMachine {
             exchange = .idle
             return [.settleCancels(waiter, settled: true)]
         }
-        guard case .awaitingAnswer(let current) = exchange, frame.code == current.code else {
-            if case .awaitingAnswer(var current) = exchange {
-                current.answeredInstead = frame.code
-                exchange = .awaitingAnswer(current)
-            }
+        guard case .awaitingAnswer(var current) = exchange else { return [.log(.discarded(frame.code))] }
+        guard frame.code == current.code else {
+            current.answeredInstead = frame.code
+            exchange = .awaitingAnswer(current)
             return [.log(.discarded(frame.code))]
         }
         if current.cancelRequested { return finish(current.id, .failure(.cancelled)) }

@@ -428,6 +428,18 @@ struct FirmwareUpdateTests {
         try await bench.expectUsable(on: "2.5.0")
     }
 
+    /// Two versions that are not dotted numbers are not taken for the same one, whatever
+    /// their text: allowed, the image is sent.
+    @Test func incomparableVersionsAreNeverTakenForAlreadyInstalled() async throws {
+        let bench = try await Bench(firmware: "2.4.1-rc")
+        let image = try FirmwareImage(
+            bytes: FirmwareImage.encode(model: "VPOS3356", version: "2.5.0-beta", payload: Array(repeating: 0xA5, count: 2048)))
+        let options = FirmwareUpdateOptions(allowsIncomparableVersions: true)
+        let report = try await bench.throughRestart { try await bench.reader.updateFirmware(image: image, options: options).run() }
+        #expect(!report.alreadyInstalled && report.bytes == image.bytes.count)
+        #expect(await bench.emulator.firmwareVersion == "2.5.0-beta")
+    }
+
     /// Leaving the loop early cancels the update too.
     @Test func leavingTheLoopCancelsTheUpdate() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=20"])
