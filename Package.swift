@@ -57,6 +57,7 @@ let package = Package(
             name: "CardReaderCore",
             dependencies: [
                 "DisabledLogging",
+                "Locking",
                 "ReaderProtocol",
                 "Timing",
                 .product(name: "Logging", package: "swift-log"),

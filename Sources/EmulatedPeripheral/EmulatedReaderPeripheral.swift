@@ -25,6 +25,8 @@ import ReaderProtocol
 public actor EmulatedReaderPeripheral {
     static let transmit = BluetoothUUID(stringLiteral: ReaderGATTProfile.transmitCharacteristic)
     static let receive = BluetoothUUID(stringLiteral: ReaderGATTProfile.receiveCharacteristic)
+    /// The Battery service's level (`2A19`).
+    static let batteryLevel = BluetoothUUID(stringLiteral: "2a19")
 
     /// The emulated reader that answers the central's commands.
     public nonisolated let reader: EmulatedReader
@@ -144,7 +146,7 @@ public actor EmulatedReaderPeripheral {
             ])
         let batteryService = GattServiceDefinition(
             uuid: "180f",
-            characteristics: [GattCharacteristicDefinition(uuid: "2a19", flags: ["read", "notify"], initialValue: [battery])])
+            characteristics: [GattCharacteristicDefinition(uuid: Self.batteryLevel, flags: ["read", "notify"], initialValue: [battery])])
         return switch layout.order {
         case .dataServiceFirst: [data, deviceInformation, batteryService]
         case .dataServiceLast: [deviceInformation, batteryService, data]
@@ -348,6 +350,16 @@ public actor EmulatedReaderPeripheral {
             try application?.notify(Self.transmit, value: bytes)
         } catch {
             logger.debug("notification not sent: \(error)")
+        }
+    }
+
+    /// The Battery service's level changed: `2A19` notifies it (bluetoothd's battery plugin
+    /// on the host subscribes by itself, and shows it as `org.bluez.Battery1`).
+    private func sendBatteryLevel(_ percent: UInt8) {
+        do throws(BluetoothError) {
+            try application?.notify(Self.batteryLevel, value: [percent])
+        } catch {
+            logger.debug("battery level not sent: \(error)")
         }
     }
 

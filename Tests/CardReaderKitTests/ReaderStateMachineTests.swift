@@ -75,8 +75,8 @@ import Testing
         machine.commandSent(id: 3, code: .iccPowerOff, limit: .seconds(1))
         #expect(Self.names(machine.linkDropped(Self.drop, generation: 1)) == [
             "cancelTimer(answerOverdue(3))", "complete(3, link-lost)", "cancelTimer(incompleteFrameQuiet)",
-            "countLinkLoss", "resolveConnectWaiters(link-lost)", "endConnection(remote-disconnected)",
-            "closeLink(remote-disconnected)",
+            "countLinkLoss", "resolveConnectWaiters(link-lost)", "resolveLinkWaiters(false)",
+            "endConnection(remote-disconnected)", "closeLink(remote-disconnected)",
         ])
         #expect(machine.connectionState == .lost(Self.drop))
     }
@@ -261,7 +261,8 @@ import Testing
         var machine = Self.transferring(reconnects: false)
         _ = machine.linkDropped(Self.drop, generation: 1)
         #expect(Self.names(machine.transferEnded(accepted: false)) == [
-            "countLinkLoss", "resolveConnectWaiters(link-lost)", "endConnection(remote-disconnected)",
+            "countLinkLoss", "resolveConnectWaiters(link-lost)", "resolveLinkWaiters(false)",
+            "endConnection(remote-disconnected)",
         ])
         #expect(machine.connectionState == .lost(Self.drop))
     }

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import ReaderProtocol
 @_spi(Timers) import Timing
@@ -11,11 +12,21 @@ extension CardReader {
     func runFirmwareUpdate(
         image: FirmwareImage, options: FirmwareUpdateOptions, report: @Sendable (FirmwareUpdateProgress) -> Void
     ) async throws(CardReaderError) -> FirmwareUpdateReport {
-        do throws(CardReaderError) {
-            let result = try await updateFirmwareSteps(image: image, options: options, report: report)
+        let updateCancelled = updateCancelled
+        let outcome: Result<FirmwareUpdateReport, CardReaderError> = await withTaskCancellationHandler {
+            do throws(CardReaderError) {
+                return .success(try await updateFirmwareSteps(image: image, options: options, report: report))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            updateCancelled.withLock { $0 = true }
+        }
+        switch outcome {
+        case .success(let report):
             metrics.firmwareUpdate(outcome: "updated")
-            return result
-        } catch {
+            return report
+        case .failure(let error):
             metrics.firmwareUpdate(outcome: error.identifier)
             throw error
         }
@@ -30,11 +41,25 @@ extension CardReader {
         func enter(_ phase: FirmwareUpdateProgress.Phase) {
             progress.phase = phase
             progress.elapsed = timing.elapsed() - started
+            if lane.update != nil {
+                lane.update = progress
+                publishStatus()
+            }
             report(progress)
         }
         enter(.checking)
-        try await acquireGate()
+        try await acquireGate(for: .enterFirmwareUpdate, until: started + options.queueTimeout)
         defer { gate.release() }
+        // From here to the end, commands fail at once with `updating` (unless this update
+        // is cancelled and ending), and the status says so.
+        let cancelled = Task.isCancelled
+        updateCancelled.withLock { $0 = cancelled }
+        lane.update = progress
+        publishStatus()
+        defer {
+            lane.update = nil
+            publishStatus()
+        }
         let (before, alreadyInstalled) = try await checkBeforeUpdating(to: image, options: options)
         if alreadyInstalled {
             logger.info("firmware already installed", metadata: ["version": "\(image.version)"])
@@ -116,12 +141,33 @@ extension CardReader {
         if try checkVersions(image: image.version, reader: before.firmwareVersion, options: options) {
             return (before, true)
         }
-        if let battery = before.batteryPercent, battery < options.minimumBattery {
-            throw .firmwareUpdateFailed(.batteryTooLow(percent: battery, required: options.minimumBattery))
-        }
+        try checkBattery(reported: before.batteryPercent, options: options)
+        try checkNoResetBefore(updateOf: image, options: options)
         logger.info(
             "firmware update", metadata: ["from": "\(before.firmwareVersion ?? "?")", "to": "\(image.version)"])
         return (before, false)
+    }
+
+    /// Refuses an update on a battery below the minimum, or whose level is unknown (GET INFO
+    /// without it, and no Battery-service reading on this link), unless the reader has none.
+    private func checkBattery(reported: UInt8?, options: FirmwareUpdateOptions) throws(CardReaderError) {
+        guard !options.readerHasNoBattery else { return }
+        let level = reported ?? (lane.battery?.source == .batteryService ? lane.battery?.percent : nil)
+        guard let level else { throw .firmwareUpdateFailed(.batteryUnknown(required: options.minimumBattery)) }
+        if level < options.minimumBattery {
+            throw .firmwareUpdateFailed(.batteryTooLow(percent: level, required: options.minimumBattery))
+        }
+    }
+
+    /// Refuses an update that the reader's announced reset would interrupt: the transfer at
+    /// 1 KB/s (slower than any link this reader runs on), plus the restart's bounds.
+    private func checkNoResetBefore(updateOf image: FirmwareImage, options: FirmwareUpdateOptions) throws(CardReaderError) {
+        guard let resetAt = lane.resetAt else { return }
+        let needed = Duration.milliseconds(image.bytes.count) + options.restartDisconnectTimeout + options.returnTimeout
+        let left = resetAt - timing.elapsed()
+        guard needed >= left else { return }
+        logger.notice("firmware update not started: the reader resets first", metadata: ["reset in": "\(left)"])
+        throw .resetting(.enterFirmwareUpdate, timeLeft: max(.zero, left))
     }
 
     /// Whether the reader runs the image's version already (nothing to send). Only a newer
@@ -168,7 +214,6 @@ extension CardReader {
         let response = try await performHoldingGate(.getInfo, answerTime: Self.shortAnswerTime)
         guard response.status == .success else { throw .status(response.status, of: .getInfo) }
         guard case .info(let info) = response.body else { throw Self.unexpected(response.body, answering: .getInfo) }
-        if let battery = info.batteryPercent { metrics.battery(battery) }
         return info
     }
 
@@ -333,3 +378,4 @@ extension CardReader {
         throw error
     }
 }
+

@@ -114,6 +114,10 @@ public struct FirmwareUpdateError: Error, Sendable, Hashable, CustomStringConver
         public static let invalidImage = Self(rawValue: "firmware-image-invalid")
         /// GET INFO reports a battery below what an update needs: nothing was sent.
         public static let batteryTooLow = Self(rawValue: "firmware-battery-too-low")
+        /// Neither GET INFO nor the Battery service gave the battery level, and the caller did
+        /// not say the reader has none: nothing was sent (an update that runs the battery
+        /// flat mid-transfer leaves the reader to start again).
+        public static let batteryUnknown = Self(rawValue: "firmware-battery-unknown")
         /// The reader refused ENTER FIRMWARE UPDATE (`07` size, `08` busy, `0B` battery); it
         /// stays on its old firmware.
         public static let refused = Self(rawValue: "firmware-update-refused")
@@ -175,6 +179,13 @@ extension FirmwareUpdateError {
     public static func batteryTooLow(percent: UInt8, required: UInt8) -> Self {
         var error = Self(.batteryTooLow)
         error.batteryPercent = percent
+        error.requiredBatteryPercent = required
+        return error
+    }
+
+    /// The error whose code is ``Code/batteryUnknown``, with what it carries.
+    public static func batteryUnknown(required: UInt8) -> Self {
+        var error = Self(.batteryUnknown)
         error.requiredBatteryPercent = required
         return error
     }
@@ -295,6 +306,11 @@ extension FirmwareUpdateError {
             let percent = batteryPercent.map { "\($0)" } ?? "?"
             let required = requiredBatteryPercent.map { "\($0)" } ?? "?"
             return "the reader's battery is at \(percent) %; a firmware update needs at least \(required) %: charge it"
+        case .batteryUnknown:
+            return "the reader's battery level is unknown (GET INFO has no level, and the link carries no Battery "
+                + "service); a firmware update needs at least \(requiredBatteryPercent.map { "\($0)" } ?? "?") %: charge "
+                + "the reader and try again, or, for a reader on mains power without a battery, say so "
+                + "(`readerHasNoBattery`, `readerctl update-firmware --no-battery`)"
         case .refused:
             return "the reader refused to enter firmware update mode: status \(readerStatus.map { "\($0)" } ?? "unknown")"
         case .abortedByReader:

@@ -24,14 +24,26 @@ public struct FirmwareUpdateOptions: Sendable, Hashable {
     /// dotted numbers (`FirmwareVersion`), so that which is newer is unknown (default no:
     /// ``FirmwareUpdateError/Code/versionsNotComparable``).
     public var allowsIncomparableVersions: Bool
+    /// Whether the reader runs without a battery (mains power): the update then does not
+    /// refuse a reader whose battery level is unknown (default no:
+    /// ``FirmwareUpdateError/Code/batteryUnknown``).
+    public var readerHasNoBattery: Bool
+    /// How long the update waits for a command already running (a swipe the cardholder is
+    /// taking) before it fails with ``CardReaderError/Code/queueTimedOut``: 35 s, a 30 s
+    /// swipe's deadline.
+    public var queueTimeout: Duration
 
     /// Options with the reader's documented bounds: 30 % battery at least, 5 s for the
-    /// restart's drop, 45 s for the reader to return; only a newer image is sent.
+    /// restart's drop, 45 s for the reader to return; only a newer image is sent, to a
+    /// reader whose battery level is known; 35 s for a running command to end.
     public init(
         ymodem: YModemSender.Configuration = YModemSender.Configuration(), minimumBattery: UInt8 = 30,
         restartDisconnectTimeout: Duration = .seconds(5), returnTimeout: Duration = .seconds(45), fileName: String? = nil,
-        allowsOlderImage: Bool = false, allowsIncomparableVersions: Bool = false
+        allowsOlderImage: Bool = false, allowsIncomparableVersions: Bool = false, readerHasNoBattery: Bool = false,
+        queueTimeout: Duration = .seconds(35)
     ) {
+        self.readerHasNoBattery = readerHasNoBattery
+        self.queueTimeout = queueTimeout
         self.allowsOlderImage = allowsOlderImage
         self.allowsIncomparableVersions = allowsIncomparableVersions
         self.ymodem = ymodem

@@ -9,12 +9,18 @@ public struct LinkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What a person can do about it, when the transport knows (start bluetoothd, power the
     /// adapter on, …); nil otherwise.
     public var fix: String?
+    /// Whether the link ended because this host's Bluetooth went away (bluetoothd stopped or
+    /// restarted, the adapter was removed or switched off), not the reader: what the
+    /// transport saw, and what a lane's status reports as `bluetooth-unavailable`.
+    public var isHostBluetoothLoss: Bool
 
-    /// A failure with `code`, what the transport said, and what to do about it if known.
-    public init(_ code: Code, _ detail: String = "", fix: String? = nil) {
+    /// A failure with `code`, what the transport said, what to do about it if known, and
+    /// whether this host's Bluetooth went away.
+    public init(_ code: Code, _ detail: String = "", fix: String? = nil, isHostBluetoothLoss: Bool = false) {
         self.code = code
         self.detail = detail
         self.fix = fix
+        self.isHostBluetoothLoss = isHostBluetoothLoss
     }
 
     /// The code, then the detail: `remote-disconnected: VPOS3356-1A2B disconnected`.

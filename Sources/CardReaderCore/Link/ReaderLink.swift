@@ -34,9 +34,18 @@ public protocol ReaderLink: Sendable {
     /// reaches the frame decoder, and a write's completion its writer, on the thread that
     /// read it. Its work must not block. Nil (the default): the global executor.
     var executor: (any TaskExecutor)? { get }
+
+    /// The reader's battery level from the Battery service (`2A19`; over BlueZ,
+    /// `org.bluez.Battery1`), if the link carries it: the level when the link opens, then each
+    /// change, finishing when the link ends. Nil (the default): the level comes from GET
+    /// INFO and the reader's battery-low event only.
+    var batteryLevels: AsyncStream<UInt8>? { get }
 }
 
 extension ReaderLink {
+    /// The link does not carry the Battery service.
+    public var batteryLevels: AsyncStream<UInt8>? { nil }
+
     /// No executor of its own: the reader's tasks run on the global executor.
     public var executor: (any TaskExecutor)? { nil }
 }

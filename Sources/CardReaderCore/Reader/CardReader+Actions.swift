@@ -10,6 +10,7 @@ extension CardReader {
         let before = machine.connectionState
         let outcome = transition(&machine)
         reportConnectionState(ifChangedFrom: before)
+        publishStatus()
         return outcome
     }
 
@@ -52,7 +53,7 @@ extension CardReader {
         case .broadcast(let event):
             broadcast(event)
         case .recordBattery(let percent):
-            metrics.battery(percent)
+            recordBattery(percent, from: .lowBatteryEvent, low: true)
         case .deliver(let input, let channel):
             channel.inputs.yield(input)
         case .stopOpeningLink:

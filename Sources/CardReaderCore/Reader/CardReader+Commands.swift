@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import ReaderProtocol
 @_spi(Timers) import Timing
@@ -7,20 +8,33 @@ import ReaderProtocol
 extension CardReader {
     /// Sends `command` and returns its answer, whatever the status. `answerTime` is the
     /// reader's documented bound; the deadline adds the link margin.
+    ///
+    /// Its deadline covers its wait too: for its turn behind a running command, for a link
+    /// being restored, for an announced reset. It waits at most its deadline for those, then
+    /// at most its deadline for its answer. During a firmware update it fails at once
+    /// (``CardReaderError/Code/updating``).
     func perform(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError) -> ReaderResponse {
-        try await acquireGate()
+        let limit = answerTime + configuration.linkMargin
+        let waitDeadline = timing.elapsed() + limit
+        try await acquireGate(for: command.code, until: waitDeadline)
         defer { gate.release() }
-        return try await performHoldingGate(command, answerTime: answerTime)
+        return try await performHoldingGate(command, answerTime: answerTime, waitingUntil: waitDeadline)
     }
 
     /// ``perform(_:answerTime:)`` for a caller that already holds the command gate (a
     /// firmware update runs several commands under one hold).
-    func performHoldingGate(_ command: ReaderCommand, answerTime: Duration) async throws(CardReaderError)
-        -> ReaderResponse
+    /// `waitDeadline` bounds the wait for a link being restored or an announced reset (by
+    /// default, the command's own deadline from now).
+    func performHoldingGate(_ command: ReaderCommand, answerTime: Duration, waitingUntil waitDeadline: Duration? = nil)
+        async throws(CardReaderError) -> ReaderResponse
     {
         guard !Task.isCancelled else { throw .cancelled }
         let limit = answerTime + configuration.linkMargin
-        try await waitWhileReconnecting(upTo: limit)
+        let waitDeadline = waitDeadline ?? timing.elapsed() + limit
+        try await waitWhileReconnecting(until: waitDeadline)
+        if !lane.keepAliveOut, lane.update == nil {
+            try await waitOutAnnouncedReset(command.code, limit: limit, until: waitDeadline)
+        }
         try checkLinkSecurity(for: command.code)
         try await settleEarlierCancels()
         let id = makeID()
@@ -32,11 +46,16 @@ extension CardReader {
                 answerWaiters[id] = continuation
                 machine.commandSent(id: id, code: command.code, limit: limit)
                 schedule(.answerOverdue(id), after: limit)
+                noteActivity()
+                publishStatus()
                 send(command.frame, answering: id)
             }
         } onCancel: {
             Task { await self.cancelRequested(id) }
         }
+        noteActivity()
+        publishStatus()
+        if case .success(let response) = result, case .info(let info) = response.body { recordInfo(info) }
         let outcome: String =
             switch result {
             case .success(let response) where response.status == .success: "success"
@@ -55,15 +74,28 @@ extension CardReader {
         throw .linkNotEncrypted(command, reader: connector.readerDescription)
     }
 
-    func acquireGate() async throws(CardReaderError) {
+    /// Takes the command gate for `command`, waiting in line until `deadline` at most (nil:
+    /// no limit). Fails at once while a firmware update holds it, unless the update was
+    /// cancelled and is ending.
+    func acquireGate(for command: CommandCode?, until deadline: Duration?) async throws(CardReaderError) {
+        if let progress = lane.update, !updateCancelled.withLock({ $0 }) { throw .updating(progress, command: command) }
         if gate.tryAcquire() { return }
         let ticket = gate.takeTicket()
+        let queuedAt = timing.elapsed()
+        if let deadline { schedule(.gateOverdue(ticket), at: deadline) }
         let holding = await withTaskCancellationHandler {
             await withCheckedContinuation { gate.enqueue(ticket, $0) }
         } onCancel: {
             Task { await self.abandonGate(ticket) }
         }
-        guard holding else { throw .cancelled }
+        if deadline != nil { timeline.cancel(.gateOverdue(ticket)) }
+        let overdue = overdueTickets.remove(ticket) != nil
+        if holding { return }
+        guard overdue, !Task.isCancelled else { throw .cancelled }
+        if let progress = lane.update { throw .updating(progress, command: command) }
+        if let resetAt = lane.resetAt { throw .resetting(command, timeLeft: max(.zero, resetAt - timing.elapsed())) }
+        if lane.resetting { throw .resetting(command, timeLeft: nil) }
+        throw .queueTimedOut(command, after: timing.elapsed() - queuedAt)
     }
 
     func abandonGate(_ ticket: UInt64) {

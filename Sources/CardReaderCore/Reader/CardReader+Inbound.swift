@@ -13,12 +13,20 @@ extension CardReader {
             }
             await run(change { $0.notificationArrived(bytes, generation: generation, now: timing.elapsed()) })
         case .dropped(let reason):
+            linkDropped(reason, generation: generation)
             await run(change { $0.linkDropped(reason, generation: generation) })
         }
     }
 
     func inboundEnded(generation: UInt64) async {
         let reason = LinkError(.linkClosed, "the link ended without a reason")
+        linkDropped(reason, generation: generation)
         await run(change { $0.linkDropped(reason, generation: generation) })
+    }
+
+    /// The link in use (not an earlier one) dropped: the status records why.
+    private func linkDropped(_ reason: LinkError, generation: UInt64) {
+        guard machine.openLink?.generation == generation else { return }
+        recordDrop(reason)
     }
 }

@@ -5,7 +5,6 @@ extension CardReader {
     public func info() async throws(CardReaderError) -> ReaderInfo {
         let body = try await succeed(.getInfo, answerTime: Self.shortAnswerTime)
         guard case .info(let info) = body else { throw Self.unexpected(body, answering: .getInfo) }
-        if let battery = info.batteryPercent { metrics.battery(battery) }
         return info
     }
 

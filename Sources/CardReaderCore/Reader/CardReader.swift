@@ -1,4 +1,5 @@
 import DisabledLogging
+import Locking
 import Logging
 import ReaderProtocol
 @_spi(Timers) import Timing
@@ -40,19 +41,44 @@ public actor CardReader {
         /// Only a reader before firmware 3.0 gives such a link (``LinkSecurityPolicy``); set
         /// it for those, and the reader logs a warning once per connection.
         public var allowsUnencryptedLink: Bool
+        /// After this long without a command, the reader is sent GET INFO, which changes
+        /// nothing on it, so that it does not drop the idle link (§8: after 5 minutes);
+        /// nil (the default): no keep-alive. ``lane`` sets 4 minutes.
+        public var keepAliveInterval: Duration?
+        /// How long the reader keeps a link that carries no command (§8: 5 minutes): a
+        /// drop after that long without one is taken as the reader's idle rule.
+        public var readerIdleTimeout: Duration
+        /// Below this battery level the status says the battery is low: 20 % by default.
+        public var lowBatteryPercent: UInt8
 
         /// A configuration with the defaults: 5 s to connect, 1 s of link margin, 250 ms for
-        /// an incomplete frame, no reconnection, no card operation on an unencrypted link.
+        /// an incomplete frame, no reconnection, no card operation on an unencrypted link, no
+        /// keep-alive, the reader's 5-minute idle rule, a battery low below 20 %.
         public init(
             connectTimeout: Duration = .seconds(5), linkMargin: Duration = .seconds(1),
             incompleteFrameTimeout: Duration = FrameProfile.vpos3356.incompleteFrameTimeout,
-            reconnect: ReconnectPolicy? = nil, allowsUnencryptedLink: Bool = false
+            reconnect: ReconnectPolicy? = nil, allowsUnencryptedLink: Bool = false, keepAliveInterval: Duration? = nil,
+            readerIdleTimeout: Duration = .seconds(300), lowBatteryPercent: UInt8 = 20
         ) {
             self.allowsUnencryptedLink = allowsUnencryptedLink
+            self.keepAliveInterval = keepAliveInterval
+            self.readerIdleTimeout = readerIdleTimeout
+            self.lowBatteryPercent = lowBatteryPercent
             self.connectTimeout = connectTimeout
             self.linkMargin = linkMargin
             self.incompleteFrameTimeout = incompleteFrameTimeout
             self.reconnect = reconnect
+        }
+
+        /// A reader that stays ready all day, for a lane's long-lived owner: reconnects after
+        /// every drop it did not ask for, with no attempt or time limit
+        /// (``ReconnectPolicy/always``), and keeps the link alive with a GET INFO after
+        /// 4 minutes without a command. 4 minutes leaves a minute of the reader's 5 before
+        /// it drops an idle link: room for a keep-alive queued behind a cancelled command's
+        /// settling, or a write BlueZ retries, and still one command per 4 minutes costs the
+        /// reader nothing it notices (GET INFO is answered in 500 ms and changes nothing).
+        public static var lane: Configuration {
+            Configuration(reconnect: .always, keepAliveInterval: .seconds(240))
         }
     }
 
@@ -68,6 +94,10 @@ public actor CardReader {
         case incompleteFrameQuiet
         /// A firmware update's deadline with this id passed.
         case updateDeadline(UInt64)
+        /// The command holding this gate ticket has waited its limit for its turn.
+        case gateOverdue(UInt64)
+        /// The link has carried no command for the keep-alive interval.
+        case keepAliveDue
     }
 
     /// What opens the links: at ``connect(timeout:)`` and at each reconnection attempt.
@@ -75,6 +105,8 @@ public actor CardReader {
     /// The deadlines and reconnect policy the reader was created with.
     public nonisolated let configuration: Configuration
     let clock: any Clock<Duration>
+    /// The time of day: when a battery level was read, a reset is expected.
+    let wallClock: any WallClock
     /// The same clock, as time since the reader was created.
     let timing: ElapsedClock
     let logger: Logger
@@ -102,6 +134,15 @@ public actor CardReader {
     var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
     var eventSubscribers: [UInt64: AsyncStream<CardReaderEvent>.Continuation] = [:]
     var stateSubscribers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+    var statusSubscribers: [UInt64: AsyncStream<Status>.Continuation] = [:]
+    /// What the status reports beyond the link's mode: battery, firmware, reset, reasons.
+    var lane = LaneRecord()
+    /// Set when the running firmware update's task is cancelled (from any thread): the
+    /// update is ending, so commands wait for it (within their deadline) instead of
+    /// failing with `updating`.
+    let updateCancelled = Locked(false)
+    /// Gate tickets whose wait passed their command's deadline.
+    var overdueTickets: Set<UInt64> = []
     /// The link being opened by ``connect(timeout:)`` or a reconnection attempt, kept to
     /// be cancelled by ``disconnect()``.
     var linkOpening: Task<Result<any ReaderLink, CardReaderError>, Never>?
@@ -110,14 +151,17 @@ public actor CardReader {
 
     /// A reader reached through `connector`. Nothing happens until ``connect(timeout:)``.
     /// Its metrics (commands, latency, link losses, reconnects,
-    /// firmware updates, battery) go to the swift-metrics factory in effect now.
+    /// firmware updates, battery) go to the swift-metrics factory in effect now. `wallClock`
+    /// dates battery readings and announced resets.
     public init(
         connector: any ReaderConnector, configuration: Configuration = Configuration(),
-        clock: any Clock<Duration> = ContinuousClock(), logger: Logger = .disabled
+        clock: any Clock<Duration> = ContinuousClock(), wallClock: any WallClock = SystemWallClock(),
+        logger: Logger = .disabled
     ) {
         self.connector = connector
         self.configuration = configuration
         self.clock = clock
+        self.wallClock = wallClock
         self.timing = ElapsedClock(clock)
         self.logger = logger
         metrics = ReaderMetrics(reader: connector.readerDescription)
@@ -152,6 +196,7 @@ public actor CardReader {
     /// Closes the link, or stops a connect or a reconnection in progress. A command in
     /// progress ends with ``CardReaderError/notConnected``, and ``events()`` streams finish.
     public func disconnect() async {
+        if machine.connectionState != .disconnected { lane.lastDisconnect = DisconnectReason(.host) }
         await run(change { $0.disconnectRequested() })
     }
 
@@ -249,6 +294,7 @@ public actor CardReader {
             logger.info("connected", metadata: ["reader": "\(connector.readerDescription)", "link": "\(link.security)"])
             if link.security == .unencrypted { logUnencryptedLink() }
             await run(actions)
+            linkStarted(link)
             return .success(())
         }
     }
@@ -316,6 +362,8 @@ public actor CardReader {
             case .linkOverdue(let id): resolveLinkWaiter(id, false)
             case .incompleteFrameQuiet: await run(change { $0.cutOffStaleFrame(now: now) })
             case .updateDeadline(let id): machine.updateChannel?.inputs.yield(.deadline(id))
+            case .gateOverdue(let ticket): gateOverdue(ticket)
+            case .keepAliveDue: keepAliveDue()
             }
         }
         return timeline.sleeperWoke(from: wakeUp)
@@ -333,11 +381,13 @@ public actor CardReader {
     }
 
     func broadcast(_ event: CardReaderEvent) {
+        if case .resetScheduled(let delay) = event { recordResetAnnounced(in: delay) }
         for continuation in eventSubscribers.values { continuation.yield(event) }
     }
 
     func removeStateSubscriber(_ id: UInt64) { stateSubscribers[id] = nil }
     func removeEventSubscriber(_ id: UInt64) { eventSubscribers[id] = nil }
+    func removeStatusSubscriber(_ id: UInt64) { statusSubscribers[id] = nil }
 
     func makeID() -> UInt64 {
         nextID += 1
@@ -349,6 +399,7 @@ public actor CardReader {
         machine.openLink?.inbound.cancel()
         for continuation in eventSubscribers.values { continuation.finish() }
         for continuation in stateSubscribers.values { continuation.finish() }
+        for continuation in statusSubscribers.values { continuation.finish() }
     }
 
     /// GET INFO, CANCEL, ICC STATUS and POWER OFF are answered within 500 ms (§8).

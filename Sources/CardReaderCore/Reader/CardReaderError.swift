@@ -76,6 +76,20 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         set { context.answeredInstead = newValue }
     }
 
+    /// Where the firmware update that holds the reader is, for ``Code/updating``.
+    public var updateProgress: FirmwareUpdateProgress? {
+        get { context.updateProgress }
+        set { context.updateProgress = newValue }
+    }
+
+    /// How long until the reader is expected to take commands again: the update's
+    /// estimated time left (``Code/updating``), the time until an announced reset
+    /// (``Code/resetting``); nil when unknown.
+    public var timeLeft: Duration? {
+        get { context.timeLeft }
+        set { context.timeLeft = newValue }
+    }
+
     /// In words: the request's problem, the EMV step refused, what the card's data lacks.
     public var detail: String? {
         get { context.detail }
@@ -95,6 +109,8 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         var waited: Duration?
         var decoding: MessageDecodingError?
         var answeredInstead: CommandCode?
+        var updateProgress: FirmwareUpdateProgress?
+        var timeLeft: Duration?
         var detail: String?
     }
 
@@ -163,6 +179,15 @@ public struct CardReaderError: Error, Sendable, Hashable, CustomStringConvertibl
         /// A card operation was refused because the link is not encrypted (a reader before
         /// firmware 3.0) and the configuration does not allow that. Nothing was sent.
         public static let linkNotEncrypted = Self(rawValue: "link-not-encrypted")
+        /// A firmware update holds the reader; the command was not sent.
+        /// ``CardReaderError/updateProgress`` says where the update is.
+        public static let updating = Self(rawValue: "reader-updating")
+        /// The reader announced its scheduled reset (event `E0 04`) and the command could not
+        /// end before it, nor wait for the reader's return within its deadline. Nothing was sent.
+        public static let resetting = Self(rawValue: "reader-resetting")
+        /// The command waited its whole deadline for a command before it to end (a swipe
+        /// the cardholder is taking long over) and was not sent.
+        public static let queueTimedOut = Self(rawValue: "queue-timed-out")
     }
 }
 
@@ -286,6 +311,32 @@ extension CardReaderError {
         return error
     }
 
+    /// The error whose code is ``Code/updating``, with what it carries.
+    public static func updating(_ progress: FirmwareUpdateProgress, command: CommandCode? = nil) -> Self {
+        var error = Self(.updating)
+        error.command = command
+        error.updateProgress = progress
+        error.timeLeft = progress.estimatedTimeRemaining
+        return error
+    }
+
+    /// The error whose code is ``Code/resetting``, with what it carries: the time until the
+    /// announced reset, nil once it is under way.
+    public static func resetting(_ command: CommandCode? = nil, timeLeft: Duration?) -> Self {
+        var error = Self(.resetting)
+        error.command = command
+        error.timeLeft = timeLeft
+        return error
+    }
+
+    /// The error whose code is ``Code/queueTimedOut``, with what it carries.
+    public static func queueTimedOut(_ command: CommandCode?, after waited: Duration) -> Self {
+        var error = Self(.queueTimedOut)
+        error.command = command
+        error.waited = waited
+        return error
+    }
+
     private init(_ code: Code, command: CommandCode? = nil, status: ReaderStatus?) {
         self.init(code)
         self.command = command
@@ -357,6 +408,14 @@ extension CardReaderError {
         case .firmwareUpdateFailed: return "firmware update failed: \(firmwareUpdate.map { "\($0)" } ?? "unknown step")"
         case .linkNotEncrypted:
             return "\(commandName) refused: the link to \(reader ?? "the reader") is not encrypted, so card data would cross the air in clear"
+        case .updating:
+            return "\(commandName) not sent: a firmware update holds the reader"
+                + (updateProgress.map { " (\($0))" } ?? "")
+        case .resetting:
+            let when = timeLeft.map { "resets in \(Int($0.components.seconds)) s" } ?? "is resetting"
+            return "\(commandName) not sent: the reader \(when), as it announced, and was not back within the command's deadline"
+        case .queueTimedOut:
+            return "\(commandName) not sent: the command before it was still running after \(waitedText)"
         default: return [code.rawValue, detail].compactMap(\.self).joined(separator: ": ")
         }
     }
@@ -397,6 +456,13 @@ extension CardReaderError {
                 + "checks each step from the system bus to the reader's answer"
         case .readerNotResponding:
             "disconnect and connect again"
+        case .updating:
+            "wait for the update to end (`waitUntilReady(timeout:)`, `readerctl status --watch`): the reader restarts "
+                + "on its new firmware and takes commands again"
+        case .resetting:
+            "try again in a moment: the reader restarts after its daily reset and the lane reconnects by itself"
+        case .queueTimedOut:
+            "try again when the running command ends, or give the command that waits a longer deadline"
         case .linkNotEncrypted:
             "only a reader before firmware 3.0 gives an unencrypted link: update its firmware to 3.0 or later and pair it, "
                 + "or allow card operations on it explicitly (`allowsUnencryptedLink` in the reader's configuration, "

@@ -283,7 +283,10 @@ extension ReaderStateMachine {
             return [.countLinkLoss(reason), .startReconnecting(after: reason)]
         }
         mode = .lost(reason)
-        return [.countLinkLoss(reason), .resolveConnectWaiters(.failure(.linkLost(reason))), .endConnection(reason)]
+        return [
+            .countLinkLoss(reason), .resolveConnectWaiters(.failure(.linkLost(reason))), .resolveLinkWaiters(false),
+            .endConnection(reason),
+        ]
     }
 }
 
@@ -304,6 +307,17 @@ extension ReaderStateMachine {
         return [
             .countReconnect(outcome: "gave-up"), .resolveConnectWaiters(.failure(.linkLost(reason))),
             .resolveLinkWaiters(false), .endConnection(reason),
+        ]
+    }
+
+    /// A reconnection attempt found the reader refusing this host (`link`): the
+    /// connection is lost for that reason, which no further attempt changes.
+    mutating func reconnectionRefused(_ link: LinkError) -> [ReaderAction] {
+        guard case .reconnecting = mode else { return [] }
+        mode = .lost(link)
+        return [
+            .countReconnect(outcome: "refused"), .resolveConnectWaiters(.failure(.linkLost(link))),
+            .resolveLinkWaiters(false), .endConnection(link),
         ]
     }
 

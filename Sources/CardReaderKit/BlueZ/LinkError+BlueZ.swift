@@ -5,13 +5,23 @@ extension LinkError {
     /// A BlueZ failure: the code is BlueZ's D-Bus error name or the BlueZ layer's code
     /// (`bluetoothd-not-running`, `remote-disconnected`, …), with what a person can do.
     package init(_ error: BluetoothError) {
-        self.init(Code(error.code), error.description, fix: error.fix)
+        self.init(
+            Code(error.code), error.description, fix: error.fix,
+            isHostBluetoothLoss: Self.hostBluetoothLosses.contains(error.code))
     }
 
     /// The connection ended, as the BlueZ layer saw it.
     package init(_ loss: BluetoothLinkLoss) {
-        self.init(Code(loss.code), loss.detail, fix: loss.code.fix)
+        self.init(
+            Code(loss.code), loss.detail, fix: loss.code.fix, isHostBluetoothLoss: Self.hostBluetoothLosses.contains(loss.code))
     }
+
+    /// What the BlueZ layer reports when this host's Bluetooth went away rather than the
+    /// reader: bluetoothd gone or restarted, the bus gone, the adapter gone or off, the
+    /// device object removed (which an adapter's removal does to every device).
+    private static let hostBluetoothLosses: Set<BluetoothError.Code> = [
+        .bluetoothdRestarted, .bluetoothdNotRunning, .busDisconnected, .noSuchAdapter, .adapterPoweredOff, .deviceRemoved,
+    ]
 }
 
 extension LinkInbound {

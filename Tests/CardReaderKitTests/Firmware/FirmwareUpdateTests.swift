@@ -454,33 +454,44 @@ struct FirmwareUpdateTests {
         try await bench.expectUsable(on: "2.4.1")
     }
 
-    /// While the link carries YModem no other command goes out: a command asked for during
-    /// the transfer runs after it. The reader acknowledges each block 5 ms late.
-    @Test func otherCommandsWaitForTheUpdate() async throws {
+    /// While an update holds the reader no other command goes out, and none waits minutes
+    /// for it: a command asked for during the transfer fails at once with `updating`,
+    /// carrying the update's progress. A caller that chooses to wait calls
+    /// `waitUntilReady(timeout:)`, and its command then runs on the new firmware.
+    @Test func aCommandDuringTheUpdateFailsAtOnceWithItsProgress() async throws {
         let bench = try await Bench(scenario: ["firmware-slow-ack=5"])
         let reader = bench.reader
         let image = Self.image
-        let order = Log()
-        let status = Mutex<Task<ICCSlotState, any Error>?>(nil)
+        let refusal = Mutex<Task<(CardReaderError?, ICCSlotState?), Never>?>(nil)
         let update = Task {
             try await reader.updateFirmware(image: image).run { progress in
-                if progress.phase == .transferring {
-                    status.withLock { task in
-                        guard task == nil else { return }
-                        task = Task {
-                            let state = try await reader.cardSlotState()
-                            order.add("status")
-                            return state
+                guard progress.phase == .transferring, progress.bytesSent > 0 else { return }
+                refusal.withLock { task in
+                    guard task == nil else { return }
+                    task = Task {
+                        do throws(CardReaderError) {
+                            _ = try await reader.cardSlotState()
+                            return (nil, nil)
+                        } catch {
+                            // The caller chooses to wait, then asks again.
+                            let state = try? await {
+                                try await reader.waitUntilReady(timeout: .seconds(120))
+                                return try await reader.cardSlotState()
+                            }()
+                            return (error, state)
                         }
                     }
                 }
-                if progress.phase == .completed { order.add("update") }
             }
         }
         _ = try await bench.throughRestart { try await update.value }
-        let task = try #require(status.withLock { $0 })
-        #expect(try await task.value == .noCard)
-        #expect(order.all == ["update", "status"])
+        let (error, state) = try await #require(refusal.withLock { $0 }).value
+        #expect(error?.code == .updating)
+        #expect(error?.command == .iccStatus)
+        #expect(error?.updateProgress?.phase == .transferring)
+        #expect((error?.updateProgress?.bytesSent ?? 0) > 0)
+        #expect(state == .noCard)
+        #expect(try await reader.info().firmwareVersion == "2.5.0")
     }
 
     /// Three readers updated side by side: one's dropped link and another's corrupt image

@@ -1,0 +1,146 @@
+import Logging
+import ReaderProtocol
+@_spi(Timers) import Timing
+
+/// The reader's life between transactions: the keep-alive, the reset it announces, and why
+/// each drop happened.
+extension CardReader {
+    /// How close to an announced reset a drop counts as that reset, and how close to the
+    /// idle time a drop counts as the idle rule: the reader's clock and the link's latency
+    /// differ from this host's by far less.
+    static let dropTimingTolerance = Duration.seconds(5)
+
+    // MARK: - Keep-alive
+
+    /// The link carried a command, an answer, or opened: the keep-alive is due one interval
+    /// from now.
+    func noteActivity() {
+        lane.lastActivity = timing.elapsed()
+        guard let interval = configuration.keepAliveInterval else { return }
+        timeline.cancel(.keepAliveDue)
+        schedule(.keepAliveDue, after: interval)
+    }
+
+    /// The link has carried no command for the keep-alive interval: GET INFO, unless a
+    /// command is running (its answer moves the keep-alive on), an update holds the link, or
+    /// the reader resets before GET INFO could be answered.
+    func keepAliveDue() {
+        guard case .commands = machine.mode, lane.update == nil else { return }
+        if let resetAt = lane.resetAt, timing.elapsed() + Self.shortAnswerTime + configuration.linkMargin >= resetAt {
+            return
+        }
+        guard gate.tryAcquire() else { return }
+        Task { await self.sendKeepAlive() }
+    }
+
+    private func sendKeepAlive() async {
+        defer { gate.release() }
+        lane.keepAliveOut = true
+        defer { lane.keepAliveOut = false }
+        do throws(CardReaderError) {
+            _ = try await performHoldingGate(.getInfo, answerTime: Self.shortAnswerTime)
+            logger.debug("keep-alive answered")
+        } catch {
+            logger.notice("keep-alive failed: \(error)")
+        }
+    }
+
+    // MARK: - Why the link ended
+
+    /// The open link dropped (`link`): works out why, from what this reader saw.
+    func recordDrop(_ link: LinkError) {
+        let now = timing.elapsed()
+        let reason: DisconnectReason
+        switch machine.mode {
+        case .awaitingRestart, .confirmingRestart:
+            reason = DisconnectReason(.firmwareRestart, link: link)
+        default:
+            reason = inferredReason(for: link, at: now)
+        }
+        if reason.code == .dailyReset { lane.resetting = true }
+        lane.resetAt = nil
+        lane.lastDisconnect = reason
+        logger.notice("link ended", metadata: ["reason": "\(reason.code)", "link": "\(link)"])
+    }
+
+    private func inferredReason(for link: LinkError, at now: Duration) -> DisconnectReason {
+        if link.code == .bondLost { return DisconnectReason(.bondLost, link: link) }
+        if link.code == .notPaired { return DisconnectReason(.notPaired, link: link) }
+        if link.isHostBluetoothLoss { return DisconnectReason(.bluetoothUnavailable, link: link) }
+        if let resetAt = lane.resetAt, now >= resetAt - Self.dropTimingTolerance {
+            return DisconnectReason(.dailyReset, link: link)
+        }
+        let commandOut = if case .idle = machine.exchange { false } else { true }
+        if !commandOut, now - lane.lastActivity >= configuration.readerIdleTimeout - Self.dropTimingTolerance {
+            return DisconnectReason(.idle, link: link)
+        }
+        return DisconnectReason(.readerGone, link: link)
+    }
+
+    /// The reader announced its reset (`E0 04`) in `delay`.
+    func recordResetAnnounced(in delay: Duration) {
+        lane.resetAt = timing.elapsed() + delay
+        logger.info("the reader announced its scheduled reset", metadata: ["in": "\(delay)"])
+        publishStatus()
+    }
+
+    /// A new link is open: a reset is behind, the idle time counts from now, and the
+    /// link's battery levels (if it carries them) go into the status.
+    func linkStarted(_ link: any ReaderLink) {
+        lane.resetting = false
+        lane.resetAt = nil
+        noteActivity()
+        publishStatus()
+        guard let levels = link.batteryLevels, let generation = machine.openLink?.generation else { return }
+        Task { [weak self] in
+            for await percent in levels {
+                guard let self, await self.batteryReported(percent, generation: generation) else { return }
+            }
+        }
+    }
+
+    /// The Battery service reported `percent` on the link of `generation`; false once that
+    /// link is not the one in use.
+    private func batteryReported(_ percent: UInt8, generation: UInt64) -> Bool {
+        guard machine.openLink?.generation == generation else { return false }
+        recordBattery(percent, from: .batteryService)
+        return true
+    }
+
+    // MARK: - Waiting for the reader's turn
+
+    /// Before `command` (deadline `limit`) goes out: if the reader announced a reset that
+    /// could come before the answer, waits for the reset and the reader's return until
+    /// `deadline`, or fails with ``CardReaderError/Code/resetting``.
+    func waitOutAnnouncedReset(_ command: CommandCode, limit: Duration, until deadline: Duration) async throws(CardReaderError) {
+        guard let resetAt = lane.resetAt else { return }
+        let now = timing.elapsed()
+        guard now + limit >= resetAt - Self.dropTimingTolerance else { return }
+        logger.info(
+            "waiting for the reader's announced reset", metadata: ["command": "\(command)", "reset in": "\(resetAt - now)"])
+        guard await awaitLink(until: deadline) else {
+            if Task.isCancelled { throw .cancelled }
+            throw .resetting(command, timeLeft: lane.resetAt.map { max(.zero, $0 - timing.elapsed()) })
+        }
+    }
+
+    /// Waits until a link opens (after a drop, a reset, a reconnection) or `deadline`
+    /// passes; true when a link opened.
+    func awaitLink(until deadline: Duration) async -> Bool {
+        let id = makeID()
+        schedule(.linkOverdue(id), at: deadline)
+        let back = await withTaskCancellationHandler {
+            await withCheckedContinuation { linkWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.resolveLinkWaiter(id, false) }
+        }
+        timeline.cancel(.linkOverdue(id))
+        return back
+    }
+
+    /// The gate ticket's wait passed its deadline: it leaves the queue.
+    func gateOverdue(_ ticket: UInt64) {
+        overdueTickets.insert(ticket)
+        gate.abandon(ticket)
+    }
+}

@@ -1,0 +1,19 @@
+/// What a reader's status reports beyond its link's mode, and what the SDK infers a drop's
+/// reason from: the last command's time, an announced reset, the battery, the firmware.
+struct LaneRecord {
+    /// When the link last carried a command or its answer, or opened (elapsed time).
+    var lastActivity: Duration = .zero
+    /// When the reader said it will reset itself (elapsed time), while that is ahead.
+    var resetAt: Duration?
+    /// The link dropped for the announced reset and the reader is awaited.
+    var resetting = false
+    var battery: BatteryReading?
+    var firmwareVersion: String?
+    var lastDisconnect: DisconnectReason?
+    /// The firmware update running, as it last reported.
+    var update: FirmwareUpdateProgress?
+    /// The command out is a keep-alive, which the status does not show as busy.
+    var keepAliveOut = false
+    /// What status subscribers were last sent.
+    var published: CardReader.Status?
+}
