@@ -49,6 +49,8 @@ public actor EmulatedReaderPeripheral {
     private var central: DBusObjectPath?
     private var connectionID: Int?
     private var pump: Task<Void, Never>?
+    /// Carries the reader's Battery-service levels to `2A19` while a central is connected.
+    private var batteryPump: Task<Void, Never>?
     private var comeback: Task<Void, Never>?
     private var stopped = false
     /// From firmware 3.0: the reader's side of pairing (the default agent of this bluetoothd).
@@ -316,11 +318,15 @@ public actor EmulatedReaderPeripheral {
                 connectionID = id
                 central = request.device
                 logger.debug("central connected", metadata: ["mtu": "\(mtu)"])
+                let levels = connection.batteryLevels
+                batteryPump = Task { [weak self] in
+                    for await percent in levels { await self?.sendBatteryLevel(percent) }
+                }
                 pump = Task { [weak self] in
                     for await item in connection.notifications {
                         switch item {
                         case .notification(let bytes): await self?.send(bytes)
-                        case .dropped(let reason): await self?.readerDropped(reason)
+                        case .dropped: await self?.readerDropped()
                         }
                     }
                 }
@@ -376,11 +382,12 @@ public actor EmulatedReaderPeripheral {
 
     /// The emulated reader dropped the link: drop the Bluetooth connection too. This runs in
     /// the pump, which ending the reader connection cancels: the central is disconnected first.
-    private func readerDropped(_ reason: LinkError) async {
-        logger.info("emulated reader dropped the link", metadata: ["reason": "\(reason.code)"])
-        // A restarting reader stops advertising before it drops the link, so the central
-        // cannot reconnect to it before it runs again.
-        if reason.code == .firmwareRestart { await restartOnNewFirmware() }
+    private func readerDropped() async {
+        let cause = await reader.lastDropCause
+        logger.info("emulated reader dropped the link", metadata: ["reason": "\(cause?.code.rawValue ?? "?")"])
+        // A restarting reader (new firmware, or its scheduled reset) stops advertising before
+        // it drops the link, so the central cannot reconnect to it before it runs again.
+        if cause?.code == .firmwareRestart || cause?.code == .readerReset { await restartOnNewFirmware() }
         if let central {
             do throws(DBusError) {
                 _ = try await session.connection.call(
@@ -398,7 +405,7 @@ public actor EmulatedReaderPeripheral {
     private func restartOnNewFirmware() async {
         await advertiser?.unregister()
         advertiser = nil
-        logger.info("emulated reader restarting on new firmware", metadata: ["name": "\(localName)"])
+        logger.info("emulated reader restarting", metadata: ["name": "\(localName)"])
         comeback = Task { [weak self, reader] in
             guard (try? await reader.waitUntilRunning()) != nil else { return }
             await self?.comeBack()
@@ -495,6 +502,8 @@ public actor EmulatedReaderPeripheral {
     private func endReaderConnection() async {
         pump?.cancel()
         pump = nil
+        batteryPump?.cancel()
+        batteryPump = nil
         central = nil
         if let id = connectionID {
             connectionID = nil

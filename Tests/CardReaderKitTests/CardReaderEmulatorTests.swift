@@ -201,7 +201,9 @@ struct CardReaderEmulatorTests {
             Issue.record("expected a disconnection with a reason")
             return
         }
-        #expect(reason.code.rawValue == "reader-reset")
+        // The link says only what BlueZ says; the reader knows it was the announced reset.
+        #expect(reason.code == .remoteDisconnected)
+        #expect(await bench.reader.status.lastDisconnect?.code == .dailyReset)
     }
 
     /// A notification of the answer is corrupted: the host's decoder drops the frame, the

@@ -56,7 +56,7 @@ struct EveryErrorTests {
     @Test func linkLost() async throws {
         let (reader, _) = try await reader(["drop-mid-frame=1"])
         await #expect(throws: CardReaderError.linkLost(
-            LinkError(.emulatorDropped, "the emulated reader dropped the link mid-frame"))) {
+            LinkError(.remoteDisconnected, "the reader disconnected"))) {
             try await reader.info()
         }
     }

@@ -35,7 +35,7 @@ struct ReaderMetrics: Sendable {
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    func linkLost(_ reason: LinkError) {
+    func linkLost(_ reason: DisconnectReason) {
         Counter(
             label: "cardreader_link_losses_total", dimensions: [("reader", reader), ("reason", reason.code.rawValue)],
             factory: factory

@@ -76,8 +76,9 @@ extension CardReader {
             let waiters = connectWaiters
             connectWaiters.removeAll()
             for waiter in waiters { waiter.resume(returning: outcome) }
-        case .countLinkLoss(let reason):
-            metrics.linkLost(reason)
+        case .countLinkLoss(let link):
+            // By the reason the reader inferred when the link dropped, not the drop's code.
+            metrics.linkLost(lane.lastDisconnect ?? DisconnectReason(.readerGone, link: link))
         case .countReconnect(let outcome):
             metrics.reconnect(outcome: outcome)
         case .log(let entry):

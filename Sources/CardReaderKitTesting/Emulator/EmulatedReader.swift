@@ -25,8 +25,13 @@ public actor EmulatedReader {
         /// Identifies the connection to ``receive(_:connection:)`` and ``disconnect(connection:)``.
         public let id: Int
         /// TX notifications, in order; then `.dropped` if the reader drops the link. It
-        /// finishes when the connection ends either way.
+        /// finishes when the connection ends either way. Whatever made the reader drop it (its
+        /// idle rule, a scheduled reset, a firmware restart, a scenario's fault), the drop
+        /// says `remote-disconnected`, as BlueZ does; ``EmulatedReader/lastDropCause`` says why.
         public let notifications: AsyncStream<LinkInbound>
+        /// The Battery service's level (`2A19`): the level at connection, then each change;
+        /// it finishes when the connection ends.
+        public let batteryLevels: AsyncStream<UInt8>
     }
 
     /// The card the cardholder has, if any.
@@ -45,6 +50,9 @@ public actor EmulatedReader {
         case insertCard
         case removeCard
         case reset
+        case resetWarning
+        case resetRestartDone
+        case batteryStep
         case firmwareTimer
         case firmwareSerialDrain
         case firmwareAcknowledge(block: Int)
@@ -55,6 +63,8 @@ public actor EmulatedReader {
     /// Whether the reader runs, or restarts after a firmware update.
     enum RestartState: Equatable {
         case running
+        /// After a scheduled reset, silent until it runs again.
+        case resetting
         /// The image is verified; the reader drops the link shortly and restarts on `version`.
         case pending(version: String?)
         case restarting
@@ -75,6 +85,7 @@ public actor EmulatedReader {
     struct ActiveConnection {
         var id: Int
         var continuation: AsyncStream<LinkInbound>.Continuation
+        var battery: AsyncStream<UInt8>.Continuation
         var maximumNotificationLength: Int
         /// Whether the transport encrypted the link: what RX writes need from firmware 3.0.
         var isEncrypted: Bool
@@ -117,6 +128,10 @@ public actor EmulatedReader {
     var pairingModeEnds: Duration?
     /// The pairing under way, if any.
     var pairing: PairingInProgress?
+    /// Why the reader last dropped a link (its idle rule `idle-timeout`, a scheduled reset
+    /// `reader-reset`, a firmware restart `firmware-restart`, a scenario's fault), which the
+    /// link itself reports only as `remote-disconnected`.
+    public internal(set) var lastDropCause: LinkError?
 
     /// A reader holding `card` (nil: the cardholder has none) under `scenario`, reading
     /// time from `clock`. Logs carry command codes and statuses only, never card data, and
@@ -162,7 +177,7 @@ public actor EmulatedReader {
         guard connection == nil else {
             throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
         }
-        guard restart != .restarting else {
+        guard restart != .restarting, restart != .resetting else {
             throw LinkError(.connectionRefused, "the emulated reader is restarting")
         }
         // 18 bytes: MTU 23 less the 5 a Multiple Handle Value Notification takes (BlueZ).
@@ -171,25 +186,26 @@ public actor EmulatedReader {
         }
         connectionCount += 1
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
+        let (levels, levelContinuation) = AsyncStream.makeStream(of: UInt8.self, bufferingPolicy: .bufferingNewest(8))
+        levelContinuation.yield(battery)
         connection = ActiveConnection(
-            id: connectionCount, continuation: continuation, maximumNotificationLength: maximumNotificationLength,
-            isEncrypted: encrypted)
+            id: connectionCount, continuation: continuation, battery: levelContinuation,
+            maximumNotificationLength: maximumNotificationLength, isEncrypted: encrypted)
         decoder.reset()
         let now = clock.elapsed()
         if connectionCount == 1 {
             if let delay = scenario.insertAfter { schedule(.insertCard, at: now + delay) }
             if let delay = scenario.removeAfter { schedule(.removeCard, at: now + delay) }
-            if let seconds = scenario.resetAfter { schedule(.reset, at: now + .seconds(Int(seconds))) }
+            if let seconds = scenario.resetAfter { scheduleReset(at: now + .seconds(Int(seconds))) }
+            if let step = batteryStepInterval { schedule(.batteryStep, at: now + step) }
         }
         if battery < configuration.batteryWarningPercent { send(event: .batteryLow(percent: battery)) }
-        if let resetAt = timeline.deadline(of: .reset) {
-            let left = (resetAt - now).components
-            let seconds = left.seconds + (left.attoseconds > 0 ? 1 : 0)
-            send(event: .resetScheduled(secondsUntilReset: UInt16(clamping: seconds)))
+        if let resetAt = timeline.deadline(of: .reset), resetAt - now <= configuration.resetWarning {
+            warnOfReset(at: resetAt)
         }
         refreshIdleTimer()
         logger.debug("host connected", metadata: ["connection": "\(connectionCount)"])
-        return Connection(id: connectionCount, notifications: stream)
+        return Connection(id: connectionCount, notifications: stream, batteryLevels: levels)
     }
 
     /// Waits as long as the scenario makes connections wait (`slow-connect`); throws when
@@ -238,7 +254,7 @@ public actor EmulatedReader {
     func perform(_ action: TimedAction) {
         switch action {
         case .idleTimeout:
-            endConnection(dropping: LinkError(.idleTimeout, "no command for \(configuration.idleTimeout)"))
+            endConnection(dropping: LinkError(.idleTimeout, "no command for \(idleTimeout)"))
         case .restartComplete:
             for bytes in resentAfterRestart { sendFrame(bytes) }
             resentAfterRestart.removeAll()
@@ -255,8 +271,13 @@ public actor EmulatedReader {
         case .removeCard:
             removeCard()
         case .reset:
-            logger.debug("scheduled reset")
-            endConnection(dropping: LinkError(.readerReset, "the reader reset itself (scheduled reset)"))
+            resetNow()
+        case .resetWarning:
+            if let resetAt = timeline.deadline(of: .reset) { warnOfReset(at: resetAt) }
+        case .resetRestartDone:
+            resetRestartDone()
+        case .batteryStep:
+            stepBattery()
         case .firmwareTimer:
             firmwareTimerFired()
         case .firmwareSerialDrain:
@@ -290,8 +311,12 @@ public actor EmulatedReader {
     func refreshIdleTimer() {
         timeline.cancel(.idleTimeout)
         guard connection != nil, waiting == nil, firmware == nil else { return }
-        schedule(.idleTimeout, at: clock.elapsed() + configuration.idleTimeout)
+        schedule(.idleTimeout, at: clock.elapsed() + idleTimeout)
     }
+
+    /// How long a link may carry no command: the scenario's `idle-timeout`, else the
+    /// configuration's.
+    var idleTimeout: Duration { scenario.idleTimeout ?? configuration.idleTimeout }
 
     func schedule(_ action: TimedAction, at deadline: Duration) {
         guard let wakeUp = timeline.schedule(action, at: deadline) else { return }
@@ -322,9 +347,11 @@ public actor EmulatedReader {
         connection = nil
         if let reason {
             logger.debug("dropping the link", metadata: ["reason": "\(reason.code)"])
-            ended.continuation.yield(.dropped(reason))
+            lastDropCause = reason
+            ended.continuation.yield(.dropped(LinkError(.remoteDisconnected, "the reader disconnected")))
         }
         ended.continuation.finish()
+        ended.battery.finish()
     }
 
     func answer(_ code: CommandCode, _ status: ReaderStatus, _ body: ResponseBody = .empty) {

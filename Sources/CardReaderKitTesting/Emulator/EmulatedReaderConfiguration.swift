@@ -12,6 +12,15 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
     /// The link drops after this long without a command (documentation §8: 5 minutes),
     /// counted from the connection or the last answer, and never while a command waits.
     public var idleTimeout: Duration
+    /// The time between two scheduled resets, once the first (`reset-after`) has come: a day.
+    public var resetInterval: Duration
+    /// How long before a scheduled reset the reader warns the host with `E0 04` (and each
+    /// connection made within it starts with one): 2 minutes.
+    public var resetWarning: Duration
+    /// How long the reader is silent after a scheduled reset (not advertising, refusing
+    /// connections) before it runs again: 8 s. Unlike a power-on, the reset does not open
+    /// pairing mode.
+    public var resetRestartTime: Duration
     /// Below this battery level each connection starts with a battery-low event (`E0 03`).
     public var batteryWarningPercent: UInt8
     /// Below this battery level READ MAGNETIC STRIPE and ICC POWER ON answer `0B`.
@@ -35,7 +44,8 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
     /// Model `VPOS3356`, serial `EMU00001`, firmware `3.1.0`, battery 85 %, magnetic stripe
     /// and contact chip, bootloader `1.0.3`; idle timeout 5 min; thresholds 20 % and 10 %;
     /// after a firmware update it drops the link 0.5 s after its `ACK` and restarts in 3 s;
-    /// pairing mode for 120 s, up to 8 bonds, bonded with the installed lane's host; no name.
+    /// pairing mode for 120 s, up to 8 bonds, bonded with the installed lane's host; no name;
+    /// scheduled resets a day apart, announced 2 minutes ahead, 8 s of silence each.
     public init(
         info: ReaderInfo = ReaderInfo(
             model: "VPOS3356", serialNumber: "EMU00001", firmwareVersion: "3.1.0", batteryPercent: 85,
@@ -43,8 +53,13 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
         idleTimeout: Duration = .seconds(300), batteryWarningPercent: UInt8 = 20, batteryRefusalPercent: UInt8 = 10,
         firmwareDisconnectDelay: Duration = .milliseconds(500), firmwareRestartTime: Duration = .seconds(3),
         pairingModeDuration: Duration = .seconds(120), maximumBonds: Int = 8,
-        bondedHosts: [String] = [EmulatedHost.installedAddress], name: String? = nil
+        bondedHosts: [String] = [EmulatedHost.installedAddress], name: String? = nil,
+        resetInterval: Duration = .seconds(86_400), resetWarning: Duration = .seconds(120),
+        resetRestartTime: Duration = .seconds(8)
     ) {
+        self.resetInterval = resetInterval
+        self.resetWarning = resetWarning
+        self.resetRestartTime = resetRestartTime
         self.name = name
         self.pairingModeDuration = pairingModeDuration
         self.maximumBonds = max(1, maximumBonds)

@@ -12,8 +12,10 @@ public actor EmulatedReaderLink: ReaderLink {
     public nonisolated let maximumWriteLength: Int
     /// The emulated reader's notifications, each at most ``maximumWriteLength`` bytes, then
     /// one `LinkInbound.dropped(_:)` if the reader drops the link (idle timeout, scenario,
-    /// restart).
+    /// restart), which says `remote-disconnected` whatever the cause, as BlueZ does.
     public nonisolated let inbound: AsyncStream<LinkInbound>
+    /// The reader's Battery-service level: at connection, then each change.
+    public nonisolated let batteryLevels: AsyncStream<UInt8>?
     /// Encrypted when opened as a host whose bond the reader accepted.
     public nonisolated let security: LinkSecurity
 
@@ -46,6 +48,7 @@ public actor EmulatedReaderLink: ReaderLink {
         maximumWriteLength = mtu - 3
         connectionID = connection.id
         inbound = connection.notifications
+        batteryLevels = connection.batteryLevels
     }
 
     /// Hands `packet` to the emulated reader as a write to RX; fails when the link is closed,

@@ -66,10 +66,25 @@ public struct EmulatorScenario: Sendable, Hashable {
     /// configuration's. Below the warning threshold (20 %) each connection starts with
     /// `E0 03 P`; below the refusal threshold (10 %) swipes and POWER ON answer `0B`.
     public var batteryPercent: UInt8?
-    /// `reset-after=N` (1…65535): the scheduled reset. Each connection starts with `E0 04`
-    /// and the seconds left; when they run out the reader resets and drops the link
-    /// (`reader-reset`).
+    /// `reset-after=N` (1…65535): the first scheduled reset, N s after the first connection;
+    /// then one every ``EmulatedReaderConfiguration/resetInterval`` (a day). The reader
+    /// warns with `E0 04` and the seconds left (at each connection made within
+    /// ``EmulatedReaderConfiguration/resetWarning`` of it, and at that lead while connected);
+    /// when they run out it drops the link, and is silent for
+    /// ``EmulatedReaderConfiguration/resetRestartTime``.
     public var resetAfter: UInt16?
+    /// `reset-every=N` (1…65535): resets N s apart after the first, instead of a day.
+    public var resetEvery: Duration?
+    /// `idle-timeout=N` (1…65535): the reader drops a link that carried no command for N s,
+    /// instead of the configuration's (§8: 5 minutes).
+    public var idleTimeout: Duration?
+    /// `battery-drain=P` (1…3600): the battery loses one percent every 3600/P s (P % an
+    /// hour) from the first connection, down to 0; each level goes out on the Battery
+    /// service, and below the warning threshold `E0 03` follows at the crossing and every
+    /// 5 % after.
+    public var batteryDrainPerHour: Int?
+    /// `battery-charge=P` (1…3600): the battery gains one percent every 3600/P s, up to 100.
+    public var batteryChargePerHour: Int?
     /// `busy[=N]`: these commands answer `08` (CANCEL is never busy).
     public var busy: CommandSelection?
     /// `silent[=N]`: these commands are swallowed: no answer, no effect, as if never received.

@@ -61,9 +61,28 @@ extension ScenarioStep {
             scenario.batteryPercent = UInt8(try value.number(0...100, default: 5))
         },
         ScenarioStep(
-            "reset-after", takes: "=SECONDS", does: "scheduled reset: E0 04 on connect, link drops (reader-reset)"
+            "reset-after", takes: "=SECONDS",
+            does: "first scheduled reset (then daily): E0 04 ahead, the link drops, silence, back"
         ) { scenario, value throws(EmulatorScenarioError) in
             scenario.resetAfter = UInt16(try value.number(1...Int(UInt16.max)))
+        },
+        ScenarioStep("reset-every", takes: "=SECONDS", does: "scheduled resets this far apart instead of daily") {
+            scenario, value throws(EmulatorScenarioError) in
+            scenario.resetEvery = .seconds(try value.number(1...Int(UInt16.max)))
+        },
+        ScenarioStep("idle-timeout", takes: "=SECONDS", does: "drop a link without a command this long (default 300)") {
+            scenario, value throws(EmulatorScenarioError) in
+            scenario.idleTimeout = .seconds(try value.number(1...Int(UInt16.max)))
+        },
+        ScenarioStep(
+            "battery-drain", takes: "=PERCENT_PER_HOUR",
+            does: "battery falls 1 % at a time: Battery service level, E0 03 below 20 %"
+        ) { scenario, value throws(EmulatorScenarioError) in
+            scenario.batteryDrainPerHour = try value.number(1...3600)
+        },
+        ScenarioStep("battery-charge", takes: "=PERCENT_PER_HOUR", does: "battery rises 1 % at a time, to 100 %") {
+            scenario, value throws(EmulatorScenarioError) in
+            scenario.batteryChargePerHour = try value.number(1...3600)
         },
         ScenarioStep("busy", takes: "[=N]", does: "every command (or the Nth) answers 08") {
             scenario, value throws(EmulatorScenarioError) in scenario.busy = try value.selection()

@@ -129,7 +129,9 @@ import Testing
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(300))
-        #expect(await host.waitForLinkEnd()?.code.rawValue == "idle-timeout")
+        // The link says what BlueZ would; the reader knows why.
+        #expect(await host.waitForLinkEnd()?.code == .remoteDisconnected)
+        #expect(await host.reader.lastDropCause?.code.rawValue == "idle-timeout")
         let error = await #expect(throws: LinkError.self) { try await host.send(.getInfo) }
         #expect(error?.code.rawValue == "not-connected")
     }

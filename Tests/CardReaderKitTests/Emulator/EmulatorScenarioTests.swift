@@ -89,7 +89,9 @@ import Testing
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.clock.waitForSleepers()
         host.clock.advance(by: .seconds(1))
-        #expect(await host.waitForLinkEnd()?.code.rawValue == "reader-reset")
+        // The link says what BlueZ would; the reader knows why.
+        #expect(await host.waitForLinkEnd()?.code == .remoteDisconnected)
+        #expect(await host.reader.lastDropCause?.code.rawValue == "reader-reset")
     }
 
     @Test func reconnectingBeforeTheResetAnnouncesTheSecondsLeft() async throws {
@@ -130,7 +132,8 @@ import Testing
         host.clock.advance(by: .seconds(300))
         // Swallowed commands are no activity: the idle timeout ends the link with no frame sent.
         #expect(await host.nextFrame() == nil)
-        #expect(host.dropReason?.code.rawValue == "idle-timeout")
+        #expect(host.dropReason?.code == .remoteDisconnected)
+        #expect(await host.reader.lastDropCause?.code.rawValue == "idle-timeout")
         #expect(host.notifications.isEmpty)
     }
 
@@ -170,7 +173,9 @@ import Testing
         var host = try await EmulatorHost(card: .visaSwipeOnly, scenario: ["drop-mid-frame=2"], mtu: mtu)
         #expect(try await host.exchange(.iccStatus).status == .success)
         try await host.send(.readMagneticStripe(timeoutSeconds: 0))
-        #expect(await host.waitForLinkEnd()?.code.rawValue == "emulator-dropped")
+        // The link says what BlueZ would; the reader knows why.
+        #expect(await host.waitForLinkEnd()?.code == .remoteDisconnected)
+        #expect(await host.reader.lastDropCause?.code.rawValue == "emulator-dropped")
         // Half of the 101-byte swipe response (50 bytes) arrived: a truncated frame.
         #expect(host.notifications.dropFirst().reduce(0) { $0 + $1.count } == 50)
         #expect(host.damage.map(\.reason.identifier) == ["truncated"])

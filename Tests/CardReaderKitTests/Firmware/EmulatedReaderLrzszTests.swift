@@ -188,7 +188,8 @@ struct EmulatedReaderLrzszTests {
         #expect(outcome.link.response?.code == .enterFirmwareUpdate)
         #expect(outcome.link.response?.status == .success)
         #expect(outcome.sbEnded == .exited(0), "sb: \(outcome.log)")
-        #expect(outcome.link.dropped?.code == .firmwareRestart, "sb: \(outcome.log)")
+        #expect(outcome.link.dropped?.code == .remoteDisconnected, "sb: \(outcome.log)")
+        #expect(await reader.lastDropCause?.code == .firmwareRestart)
         // At least: `C`; ACK C for block 0; an ACK per data block (and a NAK for a refused
         // one); NAK, then ACK C for the EOTs; the final ACK. (More if sb was slow to start and
         // the reader sent its `C` again after a second.)

@@ -295,7 +295,7 @@ struct FirmwareUpdateTests {
         let bench = try await Bench(scenario: ["firmware-drop-at=2"])
         let failure = try await bench.failure()
         guard let failure, failure.code == .linkLost else { return #expect(Bool(false)) }
-        #expect(failure.block == 2 && failure.link?.code == .emulatorDropped)
+        #expect(failure.block == 2 && failure.link?.code == .remoteDisconnected)
         #expect(await bench.emulator.firmwareVersion == "2.4.1")
         // The update can start again from the beginning.
         try await bench.reader.connect()
