@@ -49,7 +49,8 @@ extension EmulatedReader {
         switch command {
         case .getInfo:
             var info = configuration.info
-            info.batteryPercent = battery
+            // A configuration without a level is a reader whose GET INFO omits tag 04.
+            if configuration.info.batteryPercent != nil || scenario.batteryPercent != nil { info.batteryPercent = battery }
             info.firmwareVersion = firmwareVersion
             answer(code, .success, .info(info))
         case .cancel:

@@ -7,7 +7,9 @@ public struct EmulatedReaderConfiguration: Sendable, Hashable {
     /// (What a reader served through bluetoothd advertises is the peripheral's own name.)
     public var name: String?
     /// What GET INFO reports. Its battery level is the starting level (a scenario may
-    /// override it); GET INFO always reports the current level.
+    /// override it); GET INFO reports the current level. Without a level here (and no
+    /// `battery` scenario), GET INFO omits tag 04, as a reader that does not report its
+    /// battery there, and the battery runs at 100 %.
     public var info: ReaderInfo
     /// The link drops after this long without a command (documentation §8: 5 minutes),
     /// counted from the connection or the last answer, and never while a command waits.

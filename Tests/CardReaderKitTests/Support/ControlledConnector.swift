@@ -101,10 +101,10 @@ actor ConnectorControl {
     }
 
     /// Waits until the host has taken `count` notifications and handled them (it waits for
-    /// the next), up to `limit` of real time.
+    /// the next), or its link is down (nothing is on its way), up to `limit` of real time.
     func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = WaitBound.inProcess) async throws {
         try await waitUntil("the host handling \(count) notifications", within: limit) {
-            $0.notificationsTaken >= count && $0.hostWaiting
+            ($0.notificationsTaken >= count && $0.hostWaiting) || $0.linkDown
         }
     }
 
@@ -155,6 +155,8 @@ actor ConnectorControl {
 struct ControlledConnector: ReaderConnector {
     let base: any ReaderConnector
     let control: ConnectorControl
+    /// Whether its links hide the reader's Battery service (as a transport without it).
+    var hidesBatteryService = false
 
     var readerDescription: String { base.readerDescription }
 
@@ -168,7 +170,7 @@ struct ControlledConnector: ReaderConnector {
     }
 
     private func counted(_ link: some ReaderLink) -> any ReaderLink {
-        CountedLink(base: link, control: control)
+        CountedLink(base: link, control: control, hidesBatteryService: hidesBatteryService)
     }
 }
 
@@ -177,7 +179,9 @@ struct ControlledConnector: ReaderConnector {
 private struct CountedLink<Base: ReaderLink>: ReaderLink {
     let base: Base
     let control: ConnectorControl
+    let hidesBatteryService: Bool
 
+    var batteryLevels: AsyncStream<UInt8>? { hidesBatteryService ? nil : base.batteryLevels }
     var maximumWriteLength: Int { get async { await base.maximumWriteLength } }
     var security: LinkSecurity { base.security }
     var inbound: AsyncStream<LinkInbound> {

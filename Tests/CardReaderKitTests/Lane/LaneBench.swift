@@ -1,0 +1,106 @@
+import CardReaderKit
+import CardReaderKitTesting
+import ManualClockSteps
+import ReaderProtocol
+
+/// One lane on one ManualClock: an emulated reader, a controlled connector in front of it,
+/// and a `CardReader` configured as the test says. Time passes one timer at a time, each
+/// once the host has handled what the reader sent, so every timer on the way comes due at
+/// its time.
+struct LaneBench {
+    let clock = ManualClock()
+    let wallClock: ManualWallClock
+    let emulator: EmulatedReader
+    let control = ConnectorControl()
+    let reader: CardReader
+
+    /// A reconnect policy without jitter: waits of exactly 0.5 s, 1 s, 2 s, … 30 s, forever.
+    static let steadyAlways = ReconnectPolicy(
+        maximumAttempts: nil, initialDelay: .milliseconds(500), maximumDelay: .seconds(30), jitter: 0, overallDeadline: nil)
+
+    /// The lane's configuration with `steadyAlways`; `keepAlive` nil turns the keep-alive off.
+    static func lane(keepAlive: Duration? = .seconds(240)) -> CardReader.Configuration {
+        var configuration = CardReader.Configuration.lane
+        configuration.reconnect = steadyAlways
+        configuration.keepAliveInterval = keepAlive
+        return configuration
+    }
+
+    init(
+        card: EmulatedCard? = .visaTest, scenario: [String] = [],
+        readerConfiguration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
+        configuration: CardReader.Configuration = LaneBench.lane(), hidesBatteryService: Bool = false,
+        connect: Bool = true
+    ) async throws {
+        wallClock = ManualWallClock(clock, startingAt: WallClockTime(secondsSince1970: 1_795_852_800))  // 2026-11-28 08:00 UTC
+        emulator = EmulatedReader(
+            card: card, scenario: try EmulatorScenario(parsing: scenario), configuration: readerConfiguration, clock: clock)
+        reader = CardReader(
+            connector: ControlledConnector(
+                base: EmulatedReaderConnector(reader: emulator), control: control, hidesBatteryService: hidesBatteryService),
+            configuration: configuration, clock: clock, wallClock: wallClock)
+        if connect { try await reader.connect() }
+    }
+
+    /// Time since the bench started.
+    var now: Duration { clock.now.offset }
+
+    /// Lets time pass to `target` (since the bench started), from one timer to the next:
+    /// each step waits until a timer due by `target` is set (the reader's or the host's:
+    /// one that has just woken has gone back to sleep) and the host has handled what the
+    /// reader sent, so nothing overtakes a reaction. A timer must be due at `target` or
+    /// before: for a quiet stretch with none, a test advances the clock itself.
+    func pass(to target: Duration) async throws {
+        while clock.now.offset < target {
+            let left = target - clock.now.offset
+            try await clock.waitForSleepers(dueWithin: left, within: WaitBound.inProcess)
+            let sent = await emulator.notificationsSent
+            try await control.waitUntilHostHasHandled(notifications: sent)
+            clock.advanceToNextSleeper(within: left)
+        }
+    }
+
+    /// Lets `duration` pass, one timer at a time.
+    func pass(_ duration: Duration) async throws {
+        try await pass(to: now + duration)
+    }
+
+    /// Steps time on while `body` runs (a command that waits for the reader's reset, a
+    /// reconnection), one timer at a time within `horizon`, and returns what it returns.
+    func stepping<Value: Sendable>(
+        within horizon: Duration, _ body: @Sendable () async throws -> Value
+    ) async rethrows -> Value {
+        try await clock.advancing(throughSleepsWithin: horizon, onceHostHasHandled: emulator, control: control, during: body)
+    }
+
+    /// Waits until the reader's status satisfies `condition` (bounded in real time).
+    func waitForStatus(_ condition: @escaping @Sendable (CardReader.Status) -> Bool) async throws -> CardReader.Status {
+        let updates = await reader.statusUpdates()
+        let found = Task { () -> CardReader.Status? in
+            for await status in updates where condition(status) { return status }
+            return nil
+        }
+        let alarm = Task {
+            try? await Task.sleep(for: WaitBound.inProcess)
+            found.cancel()
+        }
+        defer { alarm.cancel() }
+        guard let status = await found.value else { throw ScriptedReader.Timeout(what: "a status") }
+        return status
+    }
+
+    /// Lets time pass to `target` on an idle link, meeting each keep-alive as it comes: time
+    /// goes to the keep-alive's moment, then waits until its GET INFO has been answered
+    /// (the battery reading it brings is dated now), so that the next step cannot overtake
+    /// it. `lastActivity` is when the link last carried a command's answer.
+    func idle(from lastActivity: Duration, until target: Duration, keepAlive: Duration = .seconds(240)) async throws {
+        var due = lastActivity + keepAlive
+        while due <= target {
+            try await pass(to: due)
+            let moment = wallClock.now()
+            _ = try await waitForStatus { $0.battery?.source == .readerInfo && $0.battery?.readAt == moment }
+            due = now + keepAlive
+        }
+        try await pass(to: target)
+    }
+}

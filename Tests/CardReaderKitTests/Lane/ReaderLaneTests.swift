@@ -1,0 +1,225 @@
+import CardReaderKit
+import CardReaderKitTesting
+import ManualClockSteps
+import ReaderProtocol
+import Testing
+
+/// A lane's reader between transactions, on one ManualClock: the keep-alive, reconnection
+/// without limit, the announced reset, the wait for a command's turn, the battery, and the
+/// reason of each drop. The emulated link reports every drop the reader makes as
+/// `remote-disconnected`, as BlueZ does: the reasons checked here are the SDK's inference.
+/// Timings are the reader documentation's (§6, §8) and the emulated reader's
+/// (`EmulatedReaderConfiguration`: a reset announced 2 minutes ahead, 8 s of silence).
+@Suite(.timeLimit(.minutes(1)))
+struct ReaderLaneTests {
+    static let image: FirmwareImage = {
+        // A valid image for the emulated VPOS3356 (header and CRC per §7.3).
+        (try? FirmwareImage(bytes: FirmwareImage.encode(model: "VPOS3356", version: "3.2.0", payload: [1, 2, 3])))!
+    }()
+
+    // MARK: - Keep-alive and reconnection
+
+    /// §8: the reader drops a link without a command after 5 minutes. The lane's keep-alive
+    /// (GET INFO after 4 minutes of quiet) holds an idle link for an hour: one connection.
+    @Test func theKeepAliveHoldsAnIdleLinkForAnHour() async throws {
+        let bench = try await LaneBench()
+        try await bench.idle(from: .zero, until: .seconds(3600))
+        #expect(await bench.control.attempts == 1)
+        #expect(await bench.emulator.lastDropCause == nil)
+        let status = await bench.reader.status
+        #expect(status.link == .ready)
+        #expect(status.lastDisconnect == nil)
+    }
+
+    /// Without a keep-alive the reader drops the idle link at 5 minutes: the lane names it
+    /// `idle` (from the time without a command, not the drop's code) and reconnects, and a
+    /// swipe right after works.
+    @Test func anIdleDropIsNamedAndTheLaneReconnects() async throws {
+        let bench = try await LaneBench(configuration: LaneBench.lane(keepAlive: nil))
+        try await bench.pass(to: .seconds(300))
+        let back = try await bench.stepping(within: .seconds(1)) {
+            try await bench.waitForStatus { $0.link == .ready && $0.lastDisconnect != nil }
+        }
+        #expect(back.lastDisconnect?.code == .idle)
+        #expect(back.lastDisconnect?.link?.code == .remoteDisconnected)
+        #expect(await bench.control.attempts == 2)
+        #expect(try await bench.reader.readMagneticStripe().track2.track != nil)
+    }
+
+    /// A drop in the middle of a command is not the idle rule: the reader went away.
+    @Test func aDropMidCommandIsTheReaderGone() async throws {
+        let bench = try await LaneBench(scenario: ["drop-before-answer=1"])
+        await #expect(throws: CardReaderError.self) { try await bench.reader.info() }
+        let status = try await bench.waitForStatus { $0.lastDisconnect != nil }
+        #expect(status.lastDisconnect?.code == .readerGone)
+    }
+
+    /// Attempts go on for as long as the reader is away, the waits doubling from 0.5 s to
+    /// 30 s and staying there: 12 refused attempts take 0.5 + 1 + 2 + 4 + 8 + 16 + 6 × 30 s,
+    /// and the 13th, 30 s later, connects. A policy with a limit would have given up.
+    @Test func theLaneRetriesWithoutLimitAtACappedPace() async throws {
+        let bench = try await LaneBench(configuration: LaneBench.lane(keepAlive: nil))
+        await bench.control.refuse(next: 12)
+        try await bench.pass(to: .seconds(300))
+        _ = try await bench.stepping(within: .seconds(30)) {
+            try await bench.waitForStatus { $0.link == .ready && $0.lastDisconnect != nil }
+        }
+        #expect(await bench.control.attempts == 14)
+        #expect(bench.now == .seconds(300) + .milliseconds(31_500) + .seconds(7 * 30))
+    }
+
+    /// A reader that forgot this host refuses its bond: no attempt can help (it needs
+    /// pairing mode, and a person), so the lane stops at `lost`, with the fix.
+    @Test func aReaderThatForgotThisHostIsLostWithItsFixAndNotRetried() async throws {
+        let bench = try await LaneBench(configuration: LaneBench.lane(keepAlive: nil))
+        await bench.emulator.forgetAllBonds()
+        try await bench.pass(to: .seconds(300))
+        let lost = try await bench.stepping(within: .seconds(1)) {
+            try await bench.waitForStatus { $0.link.name == "lost" }
+        }
+        guard case .lost(let reason) = lost.link else { return }
+        #expect(reason.code == .bondLost)
+        #expect(reason.fix?.contains("pairing mode") == true)
+        #expect(!reason.isRecoverable)
+        #expect(await bench.control.attempts == 2)
+        guard case .lost(let link) = await bench.reader.state else {
+            Issue.record("expected the connection lost")
+            return
+        }
+        #expect(link.code == .bondLost)
+    }
+
+    // MARK: - The announced reset
+
+    /// The reader announces its reset (`E0 04`, 100 s ahead); when the countdown runs out it
+    /// drops the link and is silent for 8 s. The lane shows `resetting` meanwhile, names the
+    /// drop `daily-reset`, and is ready once the reader is back; the next reset (400 s on)
+    /// is met the same way.
+    @Test func theScheduledResetIsExpectedAndTheReaderAwaited() async throws {
+        let bench = try await LaneBench(scenario: ["reset-after=100", "reset-every=400"])
+        let announced = try await bench.waitForStatus { $0.resetExpected != nil }
+        #expect(announced.resetExpected == bench.wallClock.now().advanced(by: .seconds(100)))
+        for resetAt in [Duration.seconds(100), .seconds(500)] {
+            try await bench.idle(from: bench.now, until: resetAt)
+            let resetting = try await bench.waitForStatus { $0.link == .resetting }
+            #expect(resetting.lastDisconnect?.code == .dailyReset)
+            #expect(resetting.resetExpected == nil)
+            let back = try await bench.stepping(within: .seconds(10)) { try await bench.waitForStatus { $0.link == .ready } }
+            #expect(back.lastDisconnect?.code == .dailyReset)
+            #expect(bench.now >= resetAt + .seconds(8))
+        }
+        #expect(await bench.control.attempts >= 3)
+    }
+
+    /// Inside the warning, a command that could meet the reset waits for the reader's
+    /// return within its own deadline: GET INFO (1.5 s) 2 s before the reset cannot see
+    /// the reader back in time and fails `resetting`, with the time left; a swipe (31 s)
+    /// waits through the reset and the 8 s of silence, then runs on the new link. GET INFO
+    /// 20 s ahead goes out at once.
+    @Test func aCommandThatCouldMeetTheResetWaitsForTheReaderOrFailsResetting() async throws {
+        let bench = try await LaneBench(scenario: ["reset-after=20"])
+        _ = try await bench.waitForStatus { $0.resetExpected != nil }
+        #expect(try await bench.reader.info().model == "VPOS3356")
+        // Nothing is due before the reset at 20 s but the stale GET INFO deadline.
+        bench.clock.advance(by: .seconds(18))
+        let early = Task { try await bench.reader.info() }
+        let error = await #expect(throws: CardReaderError.self) {
+            try await bench.stepping(within: .seconds(2)) { try await early.value }
+        }
+        #expect(error?.code == .resetting)
+        #expect(error?.command == .getInfo)
+        #expect(error?.timeLeft == .milliseconds(500))
+        let swipe = Task { try await bench.reader.readMagneticStripe() }
+        let tracks = try await bench.stepping(within: .seconds(10)) { try await swipe.value }
+        #expect(tracks.track2.track != nil)
+        #expect(bench.now >= .seconds(28))
+        #expect(await bench.reader.status.lastDisconnect?.code == .dailyReset)
+    }
+
+    /// No update starts that the announced reset would cut: the transfer at 1 KB/s plus the
+    /// restart's bounds (5 s + 45 s) do not fit in 30 s.
+    @Test func noUpdateStartsThatTheAnnouncedResetWouldCut() async throws {
+        let bench = try await LaneBench(scenario: ["reset-after=30"])
+        _ = try await bench.waitForStatus { $0.resetExpected != nil }
+        let error = await #expect(throws: CardReaderError.self) { try await bench.reader.updateFirmware(image: Self.image).run() }
+        #expect(error?.code == .resetting)
+        #expect(error?.command == .enterFirmwareUpdate)
+        #expect(try await bench.reader.info().firmwareVersion == "3.1.0")
+    }
+
+    // MARK: - Waiting for a turn
+
+    /// A command behind a swipe the cardholder is taking waits its own deadline (1.5 s for
+    /// GET INFO), not the swipe's 30 s, and fails `queue-timed-out` without being sent.
+    @Test func aCommandBehindALongOneFailsAtItsOwnDeadline() async throws {
+        let bench = try await LaneBench(scenario: ["no-swipe"])
+        let swipe = Task { try await bench.reader.readMagneticStripe(timeout: .seconds(30)) }
+        _ = try await bench.waitForStatus { $0.link == .busy(.readMagneticStripe) }
+        let info = Task { try await bench.reader.info() }
+        try await bench.clock.advance(pastSleepOf: .milliseconds(1500))
+        let error = await #expect(throws: CardReaderError.self) { try await info.value }
+        #expect(error?.code == .queueTimedOut)
+        #expect(error?.command == .getInfo)
+        #expect(error?.waited == .milliseconds(1500))
+        swipe.cancel()
+        _ = await swipe.result
+    }
+
+    // MARK: - Status and battery
+
+    /// The link's status follows the connection and a command; the keep-alive's GET INFO
+    /// does not show as busy.
+    @Test func theStatusFollowsTheLinkAndCommandsButNotTheKeepAlive() async throws {
+        let bench = try await LaneBench(connect: false)
+        let updates = await bench.reader.statusUpdates()
+        let links = Task {
+            var seen: [CardReader.Status.Link] = []
+            for await status in updates where seen.last != status.link {
+                seen.append(status.link)
+                if seen.count > 1, status.link == .disconnected { break }
+            }
+            return seen
+        }
+        try await bench.reader.connect()
+        _ = try await bench.reader.readMagneticStripe()
+        try await bench.idle(from: bench.now, until: bench.now + .seconds(300))
+        await bench.reader.disconnect()
+        #expect(await links.value == [.disconnected, .connecting, .ready, .busy(.readMagneticStripe), .ready, .disconnected])
+        #expect(await bench.reader.status.lastDisconnect?.code == .host)
+    }
+
+    /// The battery comes from the Battery service at connection, from the reader's
+    /// battery-low event (`E0 03` as it falls below 20 %), and from GET INFO; each reading
+    /// says where and when.
+    @Test func theStatusCarriesTheBatteryFromEachSource() async throws {
+        let bench = try await LaneBench(scenario: ["battery=22", "battery-drain=3600"])
+        let first = try await bench.waitForStatus { $0.battery != nil }
+        #expect(first.battery?.percent == 22)
+        #expect(first.battery?.source == .batteryService)
+        #expect(first.battery?.isLow == false)
+        try await bench.pass(to: .seconds(3))
+        let low = try await bench.waitForStatus { $0.battery?.source == .lowBatteryEvent }
+        #expect(low.battery?.percent == 19)
+        #expect(low.battery?.isLow == true)
+        #expect(low.battery?.readAt == bench.wallClock.now())
+        #expect(try await bench.reader.info().batteryPercent == 19)
+        #expect(await bench.reader.status.battery?.source == .readerInfo)
+    }
+
+    /// A firmware update needs the battery level: with neither GET INFO's tag 04 nor the
+    /// Battery service, it is refused before a byte is sent, unless the caller says the
+    /// reader has no battery.
+    @Test func anUpdateIsRefusedOnAnUnknownBatteryUnlessTheReaderHasNone() async throws {
+        var configuration = EmulatedReaderConfiguration()
+        configuration.info.batteryPercent = nil
+        let bench = try await LaneBench(readerConfiguration: configuration, hidesBatteryService: true)
+        #expect(try await bench.reader.info().batteryPercent == nil)
+        let error = await #expect(throws: CardReaderError.self) { try await bench.reader.updateFirmware(image: Self.image).run() }
+        #expect(error?.firmwareUpdate?.code == .batteryUnknown)
+        #expect(error?.firmwareUpdate?.oldFirmwareKept == true)
+        let report = try await bench.stepping(within: .seconds(5)) {
+            try await bench.reader.updateFirmware(image: Self.image, options: FirmwareUpdateOptions(readerHasNoBattery: true)).run()
+        }
+        #expect(report.version == "3.2.0")
+    }
+}
