@@ -15,7 +15,7 @@ struct ReaderCtl: AsyncParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, PairCommand.self, UnpairCommand.self, BondsCommand.self, SwipeCommand.self, PowerOnCommand.self, APDUCommand.self, EMVCommand.self,
-            EventsCommand.self, UpdateFirmwareCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
+            EventsCommand.self, StatusCommand.self, UpdateFirmwareCommand.self, DecodeCommand.self, ScanCommand.self, GattCommand.self, EmulateCommand.self, ScenariosCommand.self,
             DoctorCommand.self,
         ]
     )

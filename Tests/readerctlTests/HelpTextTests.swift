@@ -7,7 +7,7 @@ import Testing
 /// (and fails, so the run is not mistaken for a pass); read the diff before committing it.
 @Suite struct HelpTextTests {
     static let commands = [
-        "info", "pair", "unpair", "bonds", "swipe", "power-on", "apdu", "emv", "events", "update-firmware", "decode", "scan", "gatt", "emulate",
+        "info", "pair", "unpair", "bonds", "swipe", "power-on", "apdu", "emv", "events", "status", "update-firmware", "decode", "scan", "gatt", "emulate",
         "scenarios", "doctor",
     ]
 

@@ -4,6 +4,9 @@ public enum BlueZNames {
     public static let service = "org.bluez"
     public static let adapterInterface = "org.bluez.Adapter1"
     public static let deviceInterface = "org.bluez.Device1"
+    /// What bluetoothd's battery plugin makes of a device's Battery service (`180F`): its
+    /// `Percentage`, kept up to date by the plugin's own subscription to `2A19`.
+    public static let batteryInterface = "org.bluez.Battery1"
     public static let gattServiceInterface = "org.bluez.GattService1"
     public static let gattCharacteristicInterface = "org.bluez.GattCharacteristic1"
     public static let gattDescriptorInterface = "org.bluez.GattDescriptor1"

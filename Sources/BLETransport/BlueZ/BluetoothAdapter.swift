@@ -46,9 +46,10 @@ public struct BluetoothAdapter: Sendable {
     public func knownDevices() async throws(BluetoothError) -> [BluetoothDeviceInfo] {
         try await session.managedObjects().compactMap { path, interfaces in
             guard let properties = interfaces[BlueZNames.deviceInterface],
-                let device = BluetoothDeviceInfo(path: path, properties: properties),
+                var device = BluetoothDeviceInfo(path: path, properties: properties),
                 device.adapterPath == self.path
             else { return nil }
+            device.batteryPercent = interfaces[BlueZNames.batteryInterface]?["Percentage"]?.byteValue
             return device
         }.sorted { $0.path < $1.path }
     }

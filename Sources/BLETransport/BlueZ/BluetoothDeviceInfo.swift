@@ -26,6 +26,9 @@ public struct BluetoothDeviceInfo: Sendable, Hashable {
     public var isBonded: Bool
     /// Whether BlueZ trusts the device (lets it connect and use services without asking).
     public var isTrusted: Bool
+    /// The Battery service's level, as bluetoothd's battery plugin reads it
+    /// (`org.bluez.Battery1`), when the device has the service and BlueZ said so.
+    public var batteryPercent: UInt8?
 
     /// Parses `Device1` properties; nil without an `Address`.
     public init?(path: DBusObjectPath, properties: [String: DBusValue]) {

@@ -6,9 +6,10 @@ import ReaderProtocol
 /// each drop happened.
 extension CardReader {
     /// How close to an announced reset a drop counts as that reset, and how close to the
-    /// idle time a drop counts as the idle rule: the reader's clock and the link's latency
-    /// differ from this host's by far less.
-    static let dropTimingTolerance = Duration.seconds(5)
+    /// end of the idle time a drop counts as the idle rule: the reader announces its reset
+    /// in whole seconds, and its clock and the link's latency differ from this host's by
+    /// far less than the rest.
+    static let dropTimingTolerance = Duration.seconds(2)
 
     // MARK: - Keep-alive
 
@@ -67,15 +68,18 @@ extension CardReader {
         if link.code == .bondLost { return DisconnectReason(.bondLost, link: link) }
         if link.code == .notPaired { return DisconnectReason(.notPaired, link: link) }
         if link.isHostBluetoothLoss { return DisconnectReason(.bluetoothUnavailable, link: link) }
-        if let resetAt = lane.resetAt, now >= resetAt - Self.dropTimingTolerance {
-            return DisconnectReason(.dailyReset, link: link)
-        }
+        // The reset, or the idle rule, when the drop came at its time; the nearer if both.
         let commandOut = if case .idle = machine.exchange { false } else { true }
-        if !commandOut, now - lane.lastActivity >= configuration.readerIdleTimeout - Self.dropTimingTolerance {
-            return DisconnectReason(.idle, link: link)
-        }
-        return DisconnectReason(.readerGone, link: link)
+        let idleEnds = commandOut ? nil : lane.lastActivity + configuration.readerIdleTimeout
+        let candidates: [(DisconnectReason.Code, Duration)] = [
+            lane.resetAt.map { (.dailyReset, $0) }, idleEnds.map { (.idle, $0) },
+        ].compactMap(\.self)
+        let matching = candidates.filter { now >= $0.1 - Self.dropTimingTolerance }
+        let nearest = matching.min { Self.distance(now, $0.1) < Self.distance(now, $1.1) }
+        return DisconnectReason(nearest?.0 ?? .readerGone, link: link)
     }
+
+    private static func distance(_ a: Duration, _ b: Duration) -> Duration { a > b ? a - b : b - a }
 
     /// The reader announced its reset (`E0 04`) in `delay`.
     func recordResetAnnounced(in delay: Duration) {

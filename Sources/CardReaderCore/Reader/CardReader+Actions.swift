@@ -47,6 +47,9 @@ extension CardReader {
         case .sendCancel, .closeLink:
             break  // run(_:) awaits these
         case .complete(let id, let result):
+            // GET INFO's battery and version go into the status here, in the order the
+            // reader sent them, not when the caller resumes.
+            if case .success(let response) = result, case .info(let info) = response.body { recordInfo(info) }
             answerWaiters.removeValue(forKey: id)?.resume(returning: result)
         case .settleCancels(let id, let settled):
             settleWaiters.removeValue(forKey: id)?.resume(returning: settled)

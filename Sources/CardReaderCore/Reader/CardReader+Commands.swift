@@ -55,7 +55,6 @@ extension CardReader {
         }
         noteActivity()
         publishStatus()
-        if case .success(let response) = result, case .info(let info) = response.body { recordInfo(info) }
         let outcome: String =
             switch result {
             case .success(let response) where response.status == .success: "success"

@@ -1,5 +1,6 @@
 package import BLETransport
 import DisabledLogging
+import Locking
 public import Logging
 import Timing
 
@@ -12,6 +13,9 @@ import Timing
 /// try await reader.connect(timeout: .seconds(15))
 /// ```
 /// A reader already connected in BlueZ (e.g. by a process that crashed) is used as it is.
+/// Once a connect has found the reader, later ones (a reconnection) connect to that device
+/// directly through `Device1.Connect`, with no discovery, while BlueZ still knows it: a
+/// bonded reader always, another until BlueZ forgets it unseen.
 public struct BlueZReaderConnector: ReaderConnector {
     /// A name prefix or an address (`AA:BB:CC:DD:EE:FF`).
     public var reader: String
@@ -39,6 +43,8 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// What ``timeout``, BlueZ's calls and the connection's retries are measured on:
     /// `ContinuousClock` in production, a test's `ManualClock`.
     public var clock: any Clock<Duration>
+    /// The address the last connect found, shared by the connector's copies.
+    private let found = Locked<String?>(nil)
 
     /// A connector to the reader named or addressed by `reader`; nothing happens until
     /// ``connect()``. `maximumMTU` is clamped to 23…247.
@@ -85,10 +91,15 @@ public struct BlueZReaderConnector: ReaderConnector {
             let found: BluetoothDeviceInfo
             do throws(BluetoothError) {
                 adapter = try await session.adapter(named: self.adapter)
-                found = try await adapter.find(filter, timeout: max(deadline - session.clock.elapsed(), .milliseconds(1)))
+                if let known = try await known(on: adapter) {
+                    found = known
+                } else {
+                    found = try await adapter.find(filter, timeout: max(deadline - session.clock.elapsed(), .milliseconds(1)))
+                }
             } catch {
                 throw LinkError(error)
             }
+            self.found.withLock { $0 = found.address }
             return try await Self.openLink(
                 to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
                 maximumMTU: maximumMTU, ownsSession: true, logger: logger)
@@ -96,6 +107,17 @@ public struct BlueZReaderConnector: ReaderConnector {
             await session.close()
             throw error
         }
+    }
+
+    /// The device an earlier connect found, if BlueZ still has it on `adapter`.
+    private func known(on adapter: BluetoothAdapter) async throws(BluetoothError) -> BluetoothDeviceInfo? {
+        guard let address = found.withLock({ $0 }) else { return nil }
+        guard let device = try await adapter.knownDevices().first(where: { $0.address == address }) else {
+            logger.debug("BlueZ no longer knows the reader: discovering it again", metadata: ["address": "\(address)"])
+            return nil
+        }
+        logger.debug("connecting to the known device, without discovery", metadata: ["reader": "\(device.summary)"])
+        return device
     }
 
     /// Connects to a device found on `adapter`, decides the link's security from the

@@ -28,7 +28,11 @@ package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// firmware 3.0 grants only on an encrypted link, succeeded.
     package let security: LinkSecurity
 
+    /// The Battery service's level, from `org.bluez.Battery1`.
+    package var batteryLevels: AsyncStream<UInt8>? { battery?.levels }
+
     private let session: BluetoothSession
+    private let battery: BlueZBatteryLevels?
     private let ownsSession: Bool
     private let connection: GattConnection
     private let writer: GattWriter
@@ -66,8 +70,9 @@ package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
 
     init(
         session: BluetoothSession, ownsSession: Bool, connection: GattConnection, device: BluetoothDeviceInfo,
-        notifications: GattNotifications, writer: GattWriter, maximumPacket: Int
+        notifications: GattNotifications, writer: GattWriter, maximumPacket: Int, battery: BlueZBatteryLevels?
     ) {
+        self.battery = battery
         self.maximumPacket = min(maximumPacket, Self.largestReaderPacket)
         self.session = session
         self.ownsSession = ownsSession
@@ -105,6 +110,7 @@ package final class BlueZReaderLink: ReaderLink, CustomStringConvertible {
     /// Stops notifications and disconnects the reader; closes the D-Bus connection unless
     /// a ``BlueZReaderFleet`` shares it. Idempotent.
     package func close() async {
+        battery?.stop()
         await connection.disconnect()
         if ownsSession { await session.close() }
     }

@@ -9,12 +9,18 @@ import Musl
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "Print the reader's events as they come: card inserted or removed, battery low, reset warning.",
+        abstract: "Print the reader's events as they come: card inserted or removed, battery, reset warning, link dropped and back.",
         discussion: """
-            Runs until --count events have arrived, --duration has passed, the reader \
-            disconnects (exit 6), or Ctrl-C or SIGTERM: each is how the stream normally ends \
-            (exit 0, no error object with --json), except the disconnection. A Ctrl-C before \
-            the reader is connected cancels the connection (exit 130).
+            Holds the reader as a lane does: a link the reader drops (its idle rule, its \
+            daily reset, out of range) is an event with its reason (link-dropped), and the \
+            reader is reconnected for as long as it takes (reconnected); --keep-alive keeps an \
+            idle link up. Battery levels print as they change.
+
+            Runs until --count of the reader's own events have arrived, --duration has \
+            passed, or Ctrl-C or SIGTERM: each is how the stream normally ends (exit 0, no \
+            error object with --json). A reader that refuses this host's bond, or that this \
+            host is not paired with, cannot come back without a person: that ends it (exit 6). \
+            A Ctrl-C before the reader is connected cancels the connection (exit 130).
 
             \(ExitStatus.help([.timedOut, .linkLost, .refused, .linkNotSecure, .unreadableInput, .recordingRefused, .cancelled]))
             """)
@@ -22,6 +28,7 @@ struct EventsCommand: AsyncParsableCommand {
     @OptionGroup var selection: FleetSelectionOptions
     @OptionGroup var link: ReaderLinkOptions
     @OptionGroup var emulator: EmulatedReaderOptions
+    @OptionGroup var lane: LaneOptions
     @OptionGroup var output: OutputOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many events.", valueName: "n"))
@@ -31,7 +38,7 @@ struct EventsCommand: AsyncParsableCommand {
     var duration: Int?
 
     /// The readers the options name, and how they are reached.
-    var reader: FleetReaderOptions { FleetReaderOptions(selection, link, emulator) }
+    var reader: FleetReaderOptions { FleetReaderOptions(selection, link, emulator, lane: lane) }
 
     func validate() throws {
         try reader.validate()
@@ -64,24 +71,39 @@ struct EventsCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints `reader`'s events until `limit` of them, `seconds`, a disconnection or
-    /// cancellation (Ctrl-C: not a failure); each line labelled when `label` is given.
+    /// Prints `reader`'s events, and its link and battery as they change, until `limit` of
+    /// the reader's events, `seconds`, the connection's end (a reader no attempt brings
+    /// back) or cancellation (Ctrl-C: not a failure); each line labelled when `label` is given.
     private static func follow(_ reader: CardReader, label: String?, limit: Int, seconds: Int?, json: Bool)
         async throws(CardReaderError)
     {
         let events = await reader.events()
+        let statuses = await reader.statusUpdates()
         let outcome = await withTaskGroup(of: CardReaderError?.self) { group in
             group.addTask {
                 var seen = 0
                 for await event in events {
-                    Self.print(event, label: label, json: json)
-                    if case .disconnected(let reason) = event {
+                    switch event {
+                    case .reconnecting, .reconnected:
+                        continue  // the link's changes print from the status, with their reason
+                    case .disconnected(let reason):
                         return reason.map { CardReaderError.linkLost($0) } ?? .notConnected
+                    default:
+                        Self.print(event, label: label, json: json)
                     }
                     seen += 1
                     if seen >= limit { return nil }
                 }
                 return nil  // the stream ended, or Ctrl-C: a normal end
+            }
+            group.addTask {
+                var last: CardReader.Status?
+                for await status in statuses {
+                    Self.printChanges(from: last, to: status, label: label, json: json)
+                    last = status
+                }
+                // Only cancellation ends it: the other task decides the outcome.
+                return nil
             }
             if let seconds {
                 group.addTask {
@@ -96,6 +118,45 @@ struct EventsCommand: AsyncParsableCommand {
         if let outcome { throw outcome }
     }
 
+    /// The link dropped (with the reason the reader inferred), came back, or is lost; the
+    /// battery level changed.
+    private static func printChanges(from old: CardReader.Status?, to new: CardReader.Status, label: String?, json: Bool) {
+        if let old, old.link.name != new.link.name {
+            switch (old.link, new.link) {
+            case (.ready, .reconnecting), (.busy, .reconnecting), (.ready, .resetting), (.busy, .resetting):
+                printLink("link-dropped", new.lastDisconnect, label: label, json: json)
+            case (.reconnecting, .ready), (.resetting, .ready):
+                printLink("reconnected", nil, label: label, json: json)
+            case (_, .lost(let reason)):
+                printLink("link-lost", reason, label: label, json: json)
+            default:
+                break
+            }
+        }
+        // A battery-low event prints as the reader's own event.
+        if let battery = new.battery, battery.percent != old?.battery?.percent, battery.source != .lowBatteryEvent {
+            var fields: [String: FieldValue] = [
+                "event": "battery", "batteryPercent": .integer(Int(battery.percent)), "low": .boolean(battery.isLow),
+                "source": .text(battery.source.rawValue),
+            ]
+            if let label { fields["reader"] = .text(label) }
+            emit(fields, text: "battery \(battery.percent)%\(battery.isLow ? ", low" : "") (\(battery.source))", label: label, json: json)
+        }
+    }
+
+    private static func printLink(_ name: String, _ reason: DisconnectReason?, label: String?, json: Bool) {
+        var fields: [String: FieldValue] = ["event": .text(name)]
+        if let label { fields["reader"] = .text(label) }
+        var text = name
+        if let reason {
+            fields["reason"] = .text(reason.code.rawValue)
+            fields["description"] = .text(reason.description)
+            if let fix = reason.fix { fields["fix"] = .text(fix) }
+            text += ": \(reason)"
+        }
+        emit(fields, text: text, label: label, json: json)
+    }
+
     private static func print(_ event: CardReaderEvent, label: String?, json: Bool) {
         var fields: [String: FieldValue] = ["event": .text(event.name)]
         if let label { fields["reader"] = .text(label) }
@@ -105,16 +166,16 @@ struct EventsCommand: AsyncParsableCommand {
         case .unrecognized(let sub, let length):
             fields["sub"] = .text(String(sub, radix: 16, uppercase: true))
             fields["dataLength"] = .integer(length)
-        case .reconnecting(let attempt, let reason):
-            fields["attempt"] = .integer(attempt)
-            fields["reason"] = .text(reason.description)
-        case .disconnected(let reason?): fields["reason"] = .text(reason.description)
         default: break
         }
+        emit(fields, text: event.description, label: label, json: json)
+    }
+
+    private static func emit(_ fields: [String: FieldValue], text: String, label: String?, json: Bool) {
         if json {
             Output.print(fields, json: true)
         } else {
-            Swift.print((label.map { "\($0): " } ?? "") + event.description)
+            Swift.print((label.map { "\($0): " } ?? "") + text)
         }
         fflush(nil)
     }

@@ -35,8 +35,13 @@ struct FleetReaderOptions: ReaderSelection {
     var emulatedFleet: Int?
     var link: ReaderLinkOptions
     var emulator: EmulatedReaderOptions
+    var lane: LaneOptions?
 
-    init(_ selection: FleetSelectionOptions, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions) {
+    init(
+        _ selection: FleetSelectionOptions, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions,
+        lane: LaneOptions? = nil
+    ) {
+        self.lane = lane
         reader = selection.reader
         all = selection.all
         scanTimeout = selection.scanTimeout

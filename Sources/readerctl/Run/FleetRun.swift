@@ -49,7 +49,7 @@ enum FleetRun {
         // operations run side by side.
         let devices = targets.compactMap { if case .device(let device) = $0 { device } else { nil } }
         var connected = await fleet.connectAll(
-            devices, timeout: options.connectTimeout.duration, configuration: options.link.readerConfiguration())[...]
+            devices, timeout: options.connectTimeout.duration, configuration: options.readerConfiguration())[...]
         let readers = targets.map { target -> Connected<Value> in
             switch target {
             case .device: .init(connected.removeFirst())
@@ -151,7 +151,7 @@ enum FleetRun {
         _ operation: @Sendable (_ label: String, CardReader) async throws(CardReaderError) -> Value
     ) async -> Outcome<Value> {
         let timeout = options.connectTimeout.duration
-        let configuration = options.link.readerConfiguration(connectTimeout: timeout)
+        let configuration = options.readerConfiguration(connectTimeout: timeout)
         return await run(await connect(connector, configuration: configuration, logger: logger) as Connected<Value>, operation)
     }
 }

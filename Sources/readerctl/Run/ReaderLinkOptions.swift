@@ -87,8 +87,21 @@ struct ReaderLinkOptions: ParsableArguments {
 protocol ReaderSelection {
     /// How the reader is reached.
     var link: ReaderLinkOptions { get }
+    /// How a long-held reader is kept, for the commands that hold one; nil for the others.
+    var lane: LaneOptions? { get }
     /// A connector to the one reader the options name.
     func connector() throws -> any ReaderConnector
+}
+
+extension ReaderSelection {
+    var lane: LaneOptions? { nil }
+
+    /// The reader's configuration: the link options', with the lane behaviour when the
+    /// command holds its readers.
+    func readerConfiguration(connectTimeout: Duration = .seconds(5)) -> CardReader.Configuration {
+        let base = link.readerConfiguration(connectTimeout: connectTimeout)
+        return lane.map { $0.apply(to: base) } ?? base
+    }
 }
 
 extension BlueZValueTransport: ExpressibleByArgument {}

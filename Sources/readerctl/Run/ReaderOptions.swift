@@ -11,8 +11,10 @@ struct ReaderOptions: ReaderSelection {
     var reader: String?
     var link: ReaderLinkOptions
     var emulator: EmulatedReaderOptions
+    var lane: LaneOptions?
 
-    init(_ name: ReaderNameOption, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions) {
+    init(_ name: ReaderNameOption, _ link: ReaderLinkOptions, _ emulator: EmulatedReaderOptions, lane: LaneOptions? = nil) {
+        self.lane = lane
         reader = name.reader
         self.link = link
         self.emulator = emulator

@@ -18,7 +18,7 @@ enum ReaderRun {
         let direct = try options.connector()
         let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
         let logger = options.link.logger(label: "readerctl")
-        let reader = CardReader(connector: connector, configuration: options.link.readerConfiguration(), logger: logger)
+        let reader = CardReader(connector: connector, configuration: options.readerConfiguration(), logger: logger)
         // The connector's own deadline is --connect-timeout; the reader's comes a little
         // later, so the connector's specific error (not found, and what was seen instead)
         // is the one reported.
