@@ -54,6 +54,7 @@ extension CardReader {
         // is cancelled and ending), and the status says so.
         let cancelled = Task.isCancelled
         updateCancelled.withLock { $0 = cancelled }
+        lane.requiredPending = nil
         lane.update = progress
         publishStatus()
         defer {

@@ -26,7 +26,7 @@ extension CardReader {
     /// command is running (its answer moves the keep-alive on), an update holds the link, or
     /// the reader resets before GET INFO could be answered.
     func keepAliveDue() {
-        guard case .commands = machine.mode, lane.update == nil else { return }
+        guard case .commands = machine.mode, lane.update == nil, lane.requiredPending == nil else { return }
         if let resetAt = lane.resetAt, timing.elapsed() + Self.shortAnswerTime + configuration.linkMargin >= resetAt {
             return
         }
@@ -95,6 +95,7 @@ extension CardReader {
         lane.resetAt = nil
         noteActivity()
         publishStatus()
+        considerScheduledUpdate()
         guard let levels = link.batteryLevels, let generation = machine.openLink?.generation else { return }
         Task { [weak self] in
             for await percent in levels {

@@ -9,7 +9,9 @@ extension CardReader {
         Status(
             link: linkStatus, battery: lane.battery, firmwareVersion: lane.firmwareVersion,
             resetExpected: lane.resetAt.map { wallClock.now().advanced(by: $0 - timing.elapsed()) },
-            lastDisconnect: lane.lastDisconnect)
+            lastDisconnect: lane.lastDisconnect,
+            pendingUpdate: lane.scheduled.map { Status.PendingUpdate(version: $0.image.version, isRequired: $0.isRequired) },
+            lastUpdate: lane.lastScheduledOutcome?.outcome, lastUpdateEnded: lane.lastScheduledOutcome?.ended)
     }
 
     /// The status now, then every change, until the subscriber stops listening or the
@@ -65,7 +67,7 @@ extension CardReader {
 
     /// The link's part of the status, from the state machine's mode and the lane's record.
     var linkStatus: Status.Link {
-        if let progress = lane.update { return .updating(progress) }
+        if let progress = lane.update ?? lane.requiredPending { return .updating(progress) }
         switch machine.mode {
         case .disconnected: return .disconnected
         case .connecting: return .connecting

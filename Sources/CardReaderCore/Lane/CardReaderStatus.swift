@@ -70,12 +70,39 @@ extension CardReader {
         public var resetExpected: WallClockTime?
         /// Why the link last ended, if it has.
         public var lastDisconnect: DisconnectReason?
+        /// The update scheduled (``CardReader/schedule(_:)``) and not yet installed.
+        public var pendingUpdate: PendingUpdate?
+        /// How the last scheduled update ended.
+        public var lastUpdate: ScheduledUpdateOutcome?
+        /// When it ended.
+        public var lastUpdateEnded: WallClockTime?
+
+        /// A scheduled update, as the status shows it.
+        public struct PendingUpdate: Sendable, Hashable, CustomStringConvertible {
+            /// The image's version.
+            public var version: String
+            /// Whether it is required (else optional, for its window).
+            public var isRequired: Bool
+
+            /// An update of `version`, required or not.
+            public init(version: String, isRequired: Bool) {
+                self.version = version
+                self.isRequired = isRequired
+            }
+
+            /// E.g. `3.2.0 (required)`.
+            public var description: String { "\(version) (\(isRequired ? "required" : "optional"))" }
+        }
 
         /// A status; the reader builds these (tests and displays may too).
         public init(
             link: Link, battery: BatteryReading? = nil, firmwareVersion: String? = nil, resetExpected: WallClockTime? = nil,
-            lastDisconnect: DisconnectReason? = nil
+            lastDisconnect: DisconnectReason? = nil, pendingUpdate: PendingUpdate? = nil, lastUpdate: ScheduledUpdateOutcome? = nil,
+            lastUpdateEnded: WallClockTime? = nil
         ) {
+            self.lastUpdateEnded = lastUpdateEnded
+            self.pendingUpdate = pendingUpdate
+            self.lastUpdate = lastUpdate
             self.link = link
             self.battery = battery
             self.firmwareVersion = firmwareVersion
@@ -90,6 +117,8 @@ extension CardReader {
             if let firmwareVersion { parts.append("firmware \(firmwareVersion)") }
             if let resetExpected { parts.append("reset expected at \(resetExpected)") }
             if let lastDisconnect { parts.append("last disconnect: \(lastDisconnect)") }
+            if let pendingUpdate { parts.append("update pending: \(pendingUpdate)") }
+            if let lastUpdate { parts.append("last update: \(lastUpdate)" + (lastUpdateEnded.map { " at \($0)" } ?? "")) }
             return parts.joined(separator: " · ")
         }
     }

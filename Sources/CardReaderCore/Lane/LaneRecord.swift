@@ -12,6 +12,18 @@ struct LaneRecord {
     var lastDisconnect: DisconnectReason?
     /// The firmware update running, as it last reported.
     var update: FirmwareUpdateProgress?
+    /// When the link last carried a command that is not a keep-alive (elapsed time): what
+    /// a maintenance window's idle time counts from.
+    var lastCommand: Duration = .zero
+    /// The update ``CardReader/schedule(_:)`` took, until it is installed or cannot be.
+    var scheduled: ScheduledFirmwareUpdate?
+    /// The scheduled update's task is under way.
+    var scheduledRunning = false
+    /// A required update is about to take the link: commands fail with `updating` until it
+    /// holds the gate (then ``update`` says where it is).
+    var requiredPending: FirmwareUpdateProgress?
+    /// How the last scheduled update ended, and when.
+    var lastScheduledOutcome: (outcome: ScheduledUpdateOutcome, ended: WallClockTime)?
     /// The command out is a keep-alive, which the status does not show as busy.
     var keepAliveOut = false
     /// What status subscribers were last sent.

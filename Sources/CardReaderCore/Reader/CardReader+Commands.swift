@@ -32,6 +32,10 @@ extension CardReader {
         let limit = answerTime + configuration.linkMargin
         let waitDeadline = waitDeadline ?? timing.elapsed() + limit
         try await waitWhileReconnecting(until: waitDeadline)
+        // A required update that the link's return started goes before a card operation.
+        if command.code != .enterFirmwareUpdate, lane.update == nil, let pending = lane.requiredPending {
+            throw .updating(pending, command: command.code)
+        }
         if !lane.keepAliveOut, lane.update == nil {
             try await waitOutAnnouncedReset(command.code, limit: limit, until: waitDeadline)
         }
@@ -47,6 +51,7 @@ extension CardReader {
                 machine.commandSent(id: id, code: command.code, limit: limit)
                 schedule(.answerOverdue(id), after: limit)
                 noteActivity()
+                if !lane.keepAliveOut { lane.lastCommand = timing.elapsed() }
                 publishStatus()
                 send(command.frame, answering: id)
             }
@@ -65,6 +70,14 @@ extension CardReader {
         return try result.get()
     }
 
+    /// Returns once no command waits for its answer: for a test that steps a manual clock,
+    /// so that it never moves time past a deadline whose answer is on its way (the reader's
+    /// own commands, a keep-alive or a scheduled update's, start on the reader's timers).
+    package func waitUntilNoAnswerIsAwaited() async {
+        guard !answerWaiters.isEmpty else { return }
+        await withCheckedContinuation { quietWaiters.append($0) }
+    }
+
     /// Refuses a card operation on an unencrypted link unless the configuration allows it.
     func checkLinkSecurity(for command: CommandCode) throws(CardReaderError) {
         guard command.carriesCardData, let link = machine.openLink?.link, link.security == .unencrypted,
@@ -78,6 +91,7 @@ extension CardReader {
     /// cancelled and is ending.
     func acquireGate(for command: CommandCode?, until deadline: Duration?) async throws(CardReaderError) {
         if let progress = lane.update, !updateCancelled.withLock({ $0 }) { throw .updating(progress, command: command) }
+        if command != .enterFirmwareUpdate, let pending = lane.requiredPending { throw .updating(pending, command: command) }
         if gate.tryAcquire() { return }
         let ticket = gate.takeTicket()
         let queuedAt = timing.elapsed()

@@ -98,6 +98,8 @@ public actor CardReader {
         case gateOverdue(UInt64)
         /// The link has carried no command for the keep-alive interval.
         case keepAliveDue
+        /// Time to look whether the scheduled update may run.
+        case maintenanceCheck
     }
 
     /// What opens the links: at ``connect(timeout:)`` and at each reconnection attempt.
@@ -129,6 +131,8 @@ public actor CardReader {
     /// command for earlier CANCELs' answers, a command for the reconnection.
     var answerWaiters: [UInt64: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>] = [:]
     var settleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    /// Callers of ``waitUntilNoAnswerIsAwaited()``.
+    var quietWaiters: [CheckedContinuation<Void, Never>] = []
     var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// ``connect(timeout:)`` calls made while a connect or reconnection was under way.
     var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
@@ -364,6 +368,7 @@ public actor CardReader {
             case .updateDeadline(let id): machine.updateChannel?.inputs.yield(.deadline(id))
             case .gateOverdue(let ticket): gateOverdue(ticket)
             case .keepAliveDue: keepAliveDue()
+            case .maintenanceCheck: maintenanceCheck()
             }
         }
         return timeline.sleeperWoke(from: wakeUp)

@@ -54,10 +54,28 @@ struct LaneBench {
         while clock.now.offset < target {
             let left = target - clock.now.offset
             try await clock.waitForSleepers(dueWithin: left, within: WaitBound.inProcess)
-            let sent = await emulator.notificationsSent
-            try await control.waitUntilHostHasHandled(notifications: sent)
+            try await settle()
             clock.advanceToNextSleeper(within: left)
         }
+    }
+
+    /// Waits until nothing the host started is on its way: the reader's notifications
+    /// handled, no command's answer awaited (the reader answers at once here; a keep-alive
+    /// or a scheduled update starts on the host's own timers), no firmware block half
+    /// written. Bounded in real time.
+    func settle() async throws {
+        let sent = await emulator.notificationsSent
+        try await control.waitUntilHostHasHandled(notifications: sent)
+        let reader = reader
+        let quiet = Task { await reader.waitUntilNoAnswerIsAwaited() }
+        let alarm = Task {
+            try? await Task.sleep(for: WaitBound.inProcess)
+            quiet.cancel()
+        }
+        await quiet.value
+        alarm.cancel()
+        let emulator = emulator
+        try await control.waitUntilHostIsNotWriting { await emulator.isTakingABlockFromTheHost }
     }
 
     /// Lets `duration` pass, one timer at a time.
@@ -66,11 +84,15 @@ struct LaneBench {
     }
 
     /// Steps time on while `body` runs (a command that waits for the reader's reset, a
-    /// reconnection), one timer at a time within `horizon`, and returns what it returns.
+    /// reconnection, a firmware update), one timer at a time within `horizon`, each once
+    /// the host has handled what the reader sent and is not part way through writing a
+    /// firmware block; returns what `body` returns.
     func stepping<Value: Sendable>(
         within horizon: Duration, _ body: @Sendable () async throws -> Value
     ) async rethrows -> Value {
-        try await clock.advancing(throughSleepsWithin: horizon, onceHostHasHandled: emulator, control: control, during: body)
+        let stepper = ClockStepper(clock, throughSleepsWithin: horizon) { try await settle() }
+        defer { stepper.stop() }
+        return try await body()
     }
 
     /// Waits until the reader's status satisfies `condition` (bounded in real time).
