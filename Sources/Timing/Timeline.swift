@@ -74,6 +74,24 @@ public struct Timeline<Action: Sendable & Equatable>: Sendable {
         return claimWakeUp(at: next)
     }
 
+    /// Whether a sleeper due at or before `now` has yet to report (``sleeperWoke(from:)``):
+    /// it has woken, or is about to, and will perform what is due and sleep again.
+    @inlinable
+    public func hasWakingSleeper(at now: Duration) -> Bool {
+        wakeUps.contains { $0 <= now }
+    }
+
+    /// When the earliest action is due, if any is scheduled.
+    @inlinable
+    public var earliestDeadline: Duration? { entries.first?.deadline }
+
+    /// Whether an action is due at `now` (its sleeper has woken, or is about to, and has not
+    /// performed it yet).
+    @inlinable
+    public func hasDue(at now: Duration) -> Bool {
+        entries.first.map { $0.deadline <= now } ?? false
+    }
+
     /// When `action` is due, if it is scheduled.
     @inlinable
     public func deadline(of action: Action) -> Duration? {

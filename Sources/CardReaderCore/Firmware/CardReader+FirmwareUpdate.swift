@@ -44,6 +44,7 @@ extension CardReader {
             if lane.update != nil {
                 lane.update = progress
                 publishStatus()
+                resumeQuietWaitersIfQuiet()
             }
             report(progress)
         }
@@ -60,6 +61,7 @@ extension CardReader {
         defer {
             lane.update = nil
             publishStatus()
+            resumeQuietWaitersIfQuiet()
         }
         let (before, alreadyInstalled) = try await checkBeforeUpdating(to: image, options: options)
         if alreadyInstalled {

@@ -31,7 +31,7 @@ extension CardReader {
             return
         }
         guard gate.tryAcquire() else { return }
-        Task { await self.sendKeepAlive() }
+        startWork { await $0.sendKeepAlive() }
     }
 
     private func sendKeepAlive() async {

@@ -59,7 +59,7 @@ extension CardReader {
         lane.scheduledRunning = true
         publishStatus()
         logger.info("scheduled firmware update starting", metadata: ["version": "\(update.image.version)"])
-        Task { await self.runScheduled(update) }
+        startWork { await $0.runScheduled(update) }
     }
 
     private func runScheduled(_ update: ScheduledFirmwareUpdate) async {

@@ -51,11 +51,7 @@ extension CardReader {
             // reader sent them, not when the caller resumes.
             if case .success(let response) = result, case .info(let info) = response.body { recordInfo(info) }
             answerWaiters.removeValue(forKey: id)?.resume(returning: result)
-            if answerWaiters.isEmpty, !quietWaiters.isEmpty {
-                let waiters = quietWaiters
-                quietWaiters.removeAll()
-                for waiter in waiters { waiter.resume() }
-            }
+            resumeQuietWaitersIfQuiet()
         case .settleCancels(let id, let settled):
             settleWaiters.removeValue(forKey: id)?.resume(returning: settled)
         case .broadcast(let event):

@@ -70,12 +70,52 @@ extension CardReader {
         return try result.get()
     }
 
-    /// Returns once no command waits for its answer: for a test that steps a manual clock,
-    /// so that it never moves time past a deadline whose answer is on its way (the reader's
-    /// own commands, a keep-alive or a scheduled update's, start on the reader's timers).
-    package func waitUntilNoAnswerIsAwaited() async {
-        guard !answerWaiters.isEmpty else { return }
+    /// Returns once no command waits for its answer, no timer of the reader's is due and
+    /// not yet acted on, and no task its timers started (a keep-alive, a scheduled update)
+    /// is yet to take its first step, no frame is part way in, and no firmware transfer is
+    /// under way: for a test that steps a manual clock against a reader that answers at once
+    /// and whole, so that it never
+    /// moves time past a deadline whose answer is on its way, nor before the reader has
+    /// done what the time it reached asks.
+    package func waitUntilQuiet() async {
+        guard !isQuiet else { return }
         await withCheckedContinuation { quietWaiters.append($0) }
+    }
+
+    /// How long until the reader's earliest timer is due, if one is scheduled: with
+    /// ``waitUntilQuiet()``, what lets a test step a manual clock from one of the reader's
+    /// timers to the next even before the task that sleeps for it is asleep again.
+    package var timeUntilNextTimer: Duration? { timeline.earliestDeadline.map { $0 - timing.elapsed() } }
+
+    private var isQuiet: Bool {
+        let transferring = lane.update.map { [.entering, .transferring, .verifying].contains($0.phase) } ?? false
+        let now = timing.elapsed()
+        // A frame that has started to arrive has the rest of its notifications on the way.
+        let frameArriving = timeline.deadline(of: .incompleteFrameQuiet) != nil
+        return answerWaiters.isEmpty && workStarting == 0 && !transferring && !frameArriving && !timeline.hasDue(at: now)
+            && !timeline.hasWakingSleeper(at: now)
+    }
+
+    func resumeQuietWaitersIfQuiet() {
+        guard isQuiet, !quietWaiters.isEmpty else { return }
+        let waiters = quietWaiters
+        quietWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Starts `work` in a task of its own, counted until it takes its first step on the
+    /// reader (``waitUntilQuiet()``).
+    func startWork(_ work: @escaping @Sendable (isolated CardReader) async -> Void) {
+        workStarting += 1
+        Task {
+            await self.begin(work)
+        }
+    }
+
+    private func begin(_ work: @Sendable (isolated CardReader) async -> Void) async {
+        workStarting -= 1
+        await work(self)
+        resumeQuietWaitersIfQuiet()
     }
 
     /// Refuses a card operation on an unencrypted link unless the configuration allows it.

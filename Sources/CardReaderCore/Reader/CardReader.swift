@@ -131,8 +131,11 @@ public actor CardReader {
     /// command for earlier CANCELs' answers, a command for the reconnection.
     var answerWaiters: [UInt64: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>] = [:]
     var settleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    /// Callers of ``waitUntilNoAnswerIsAwaited()``.
+    /// Callers of ``waitUntilQuiet()``.
     var quietWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Tasks the reader's own timers started (a keep-alive, a scheduled update) that have
+    /// not yet run their first step.
+    var workStarting = 0
     var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// ``connect(timeout:)`` calls made while a connect or reconnection was under way.
     var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
@@ -371,7 +374,9 @@ public actor CardReader {
             case .maintenanceCheck: maintenanceCheck()
             }
         }
-        return timeline.sleeperWoke(from: wakeUp)
+        let next = timeline.sleeperWoke(from: wakeUp)
+        resumeQuietWaitersIfQuiet()
+        return next
     }
 
     // MARK: - Subscribers

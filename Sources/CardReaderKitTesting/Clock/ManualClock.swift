@@ -59,6 +59,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
         var watchers: [Watcher] = []
+        var sleepsBegun = 0
 
         /// Sleepers due at or after `earliest` and at or before `horizon` (without bounds, all).
         func sleeperCount(dueFrom earliest: Instant?, by horizon: Instant?) -> Int {
@@ -81,6 +82,11 @@ public final class ManualClock: Clock, Sendable {
     /// How many tasks are asleep on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// How many sleeps have begun on this clock (each that did not end at once): read
+    /// before a test lets the code under test settle, it is the mark for
+    /// ``advance(toNextSleeperWithin:orToHorizon:ifNoSleepBegunSince:)``.
+    public var sleepsBegun: Int { state.withLock { $0.sleepsBegun } }
+
     /// Suspends until ``advance(by:)`` reaches `deadline` (at once when it has passed);
     /// throws `CancellationError` when the task is cancelled. `tolerance` is ignored.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
@@ -94,6 +100,7 @@ public final class ManualClock: Clock, Sendable {
                 let (resumeNow, satisfied) = state.withLock { state -> (Bool, [Watcher]) in
                     if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepsBegun += 1
                     let snapshot = state
                     var satisfied: [Watcher] = []
                     state.watchers.removeAll { watcher in
@@ -144,6 +151,39 @@ public final class ManualClock: Clock, Sendable {
         }
         guard let step else { return false }
         advance(by: step)
+        return true
+    }
+
+    /// Moves time forward as ``advanceToNextSleeper(within:)`` does — or, with
+    /// `orToHorizon`, by `horizon` when no sleeper is due within it — but only if no sleep
+    /// has begun since `mark` (``sleepsBegun``, read before the test let the code under test
+    /// settle). A sleep begun since is a deadline the code under test set meanwhile — an
+    /// answer it now waits for, a frame half arrived — which the test must let it see
+    /// first; checking and moving are one step, so none slips in between. Returns whether
+    /// time moved.
+    @discardableResult
+    public func advance(toNextSleeperWithin horizon: Duration, orToHorizon: Bool = false, ifNoSleepBegunSince mark: Int)
+        -> Bool
+    {
+        let due = state.withLock { state -> [Sleeper]? in
+            guard state.sleepsBegun == mark else { return nil }
+            let earliest = state.sleepers.map(\.deadline).min().map { state.now.duration(to: $0) }
+            let step: Duration
+            if let earliest, earliest <= horizon {
+                step = earliest
+            } else if orToHorizon {
+                step = horizon
+            } else {
+                return nil
+            }
+            state.now = state.now.advanced(by: step)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        guard let due else { return false }
+        for sleeper in due { sleeper.continuation.resume() }
         return true
     }
 

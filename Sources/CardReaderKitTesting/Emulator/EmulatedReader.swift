@@ -128,6 +128,8 @@ public actor EmulatedReader {
     var pairingModeEnds: Duration?
     /// The pairing under way, if any.
     var pairing: PairingInProgress?
+    /// Callers of ``waitUntilQuiet()``.
+    var quietWaiters: [CheckedContinuation<Void, Never>] = []
     /// Why the reader last dropped a link (its idle rule `idle-timeout`, a scheduled reset
     /// `reader-reset`, a firmware restart `firmware-restart`, a scenario's fault), which the
     /// link itself reports only as `remote-disconnected`.
@@ -329,7 +331,25 @@ public actor EmulatedReader {
         while let action = timeline.popDue(at: now) {
             perform(action)
         }
+        if !quietWaiters.isEmpty, !timeline.hasDue(at: now) {
+            let waiters = quietWaiters
+            quietWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        }
         return timeline.sleeperWoke(from: wakeUp)
+    }
+
+    /// How long until the reader's earliest timer is due, if one is scheduled: with
+    /// ``waitUntilQuiet()``, what lets a test step a ``ManualClock`` from one of the reader's
+    /// timers to the next even before the task that sleeps for it is asleep again.
+    public var timeUntilNextTimer: Duration? { timeline.earliestDeadline.map { $0 - clock.elapsed() } }
+
+    /// Returns once no timer of the reader's is due and not yet acted on: for a test that
+    /// steps a ``ManualClock``, so that what the time it reached asks of the reader (an
+    /// idle drop, a reset, a battery step) has happened before it moves on.
+    public func waitUntilQuiet() async {
+        guard timeline.hasDue(at: clock.elapsed()) else { return }
+        await withCheckedContinuation { quietWaiters.append($0) }
     }
 
     // MARK: - Sending

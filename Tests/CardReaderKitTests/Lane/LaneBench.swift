@@ -29,7 +29,7 @@ struct LaneBench {
     init(
         card: EmulatedCard? = .visaTest, scenario: [String] = [],
         readerConfiguration: EmulatedReaderConfiguration = EmulatedReaderConfiguration(),
-        configuration: CardReader.Configuration = LaneBench.lane(), hidesBatteryService: Bool = false,
+        configuration: CardReader.Configuration = LaneBench.lane(), hidesBatteryService: Bool = false, mtu: Int = 23,
         connect: Bool = true
     ) async throws {
         wallClock = ManualWallClock(clock, startingAt: WallClockTime(secondsSince1970: 1_795_852_800))  // 2026-11-28 08:00 UTC
@@ -37,7 +37,8 @@ struct LaneBench {
             card: card, scenario: try EmulatorScenario(parsing: scenario), configuration: readerConfiguration, clock: clock)
         reader = CardReader(
             connector: ControlledConnector(
-                base: EmulatedReaderConnector(reader: emulator), control: control, hidesBatteryService: hidesBatteryService),
+                base: EmulatedReaderConnector(reader: emulator, mtu: mtu), control: control,
+                hidesBatteryService: hidesBatteryService),
             configuration: configuration, clock: clock, wallClock: wallClock)
         if connect { try await reader.connect() }
     }
@@ -45,29 +46,31 @@ struct LaneBench {
     /// Time since the bench started.
     var now: Duration { clock.now.offset }
 
-    /// Lets time pass to `target` (since the bench started), from one timer to the next:
-    /// each step waits until a timer due by `target` is set (the reader's or the host's:
-    /// one that has just woken has gone back to sleep) and the host has handled what the
-    /// reader sent, so nothing overtakes a reaction. A timer must be due at `target` or
-    /// before: for a quiet stretch with none, a test advances the clock itself.
+    /// Lets time pass to `target` (since the bench started), from one timer to the next —
+    /// the reader's, the host's, any task's sleep — each once the host and the reader have
+    /// done what the last one asked (``settle()``), so nothing overtakes a reaction and
+    /// every timer comes due at its time.
     func pass(to target: Duration) async throws {
         while clock.now.offset < target {
-            let left = target - clock.now.offset
-            try await clock.waitForSleepers(dueWithin: left, within: WaitBound.inProcess)
+            let mark = clock.sleepsBegun
             try await settle()
-            clock.advanceToNextSleeper(within: left)
+            let timers = [await emulator.timeUntilNextTimer, await reader.timeUntilNextTimer].compactMap(\.self)
+            let step = min(target - clock.now.offset, timers.min() ?? .seconds(86_400 * 365))
+            clock.advance(toNextSleeperWithin: step, orToHorizon: true, ifNoSleepBegunSince: mark)
         }
+        try await settle()
     }
 
     /// Waits until nothing the host started is on its way: the reader's notifications
-    /// handled, no command's answer awaited (the reader answers at once here; a keep-alive
-    /// or a scheduled update starts on the host's own timers), no firmware block half
-    /// written. Bounded in real time.
+    /// handled, no command's answer awaited (the reader answers at once here) and none about
+    /// to start (a keep-alive, a scheduled update, begun by the host's own timers), no
+    /// firmware block half written. Bounded in real time.
     func settle() async throws {
+        await emulator.waitUntilQuiet()
         let sent = await emulator.notificationsSent
         try await control.waitUntilHostHasHandled(notifications: sent)
         let reader = reader
-        let quiet = Task { await reader.waitUntilNoAnswerIsAwaited() }
+        let quiet = Task { await reader.waitUntilQuiet() }
         let alarm = Task {
             try? await Task.sleep(for: WaitBound.inProcess)
             quiet.cancel()
