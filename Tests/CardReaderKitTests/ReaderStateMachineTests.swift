@@ -62,7 +62,7 @@ import Testing
         machine.commandSent(id: 7, code: .iccPowerOff, limit: .seconds(1))
         #expect(Self.names(machine.disconnectRequested()) == [
             "cancelTimer(answerOverdue(7))", "complete(7, not-connected)", "cancelTimer(incompleteFrameQuiet)",
-            "resolveConnectWaiters(not-connected)", "endConnection(nil)", "closeLink(by the host)",
+            "resolveConnectWaiters(not-connected)", "resolveLinkWaiters(false)", "endConnection(nil)", "closeLink(by the host)",
         ])
         #expect(machine.connectionState == .disconnected)
         #expect(machine.disconnectRequested().isEmpty)
@@ -271,7 +271,7 @@ import Testing
         var machine = Self.transferring(reconnects: true)
         #expect(Self.names(machine.disconnectRequested()) == [
             "cancelTimer(incompleteFrameQuiet)", "deliver(linkLost nil)", "resolveConnectWaiters(not-connected)",
-            "endConnection(nil)", "closeLink(by the host)",
+            "resolveLinkWaiters(false)", "endConnection(nil)", "closeLink(by the host)",
         ])
         #expect(machine.connectionState == .disconnected)
     }

@@ -89,6 +89,8 @@ import TestEnvironment
     static let stepValues: [String: String] = [
         "swipe-after": "swipe-after=1", "insert-after": "insert-after=1", "remove-after": "remove-after=1",
         "reset-after": "reset-after=1", "slow-connect": "slow-connect=1", "battery": "battery=50",
+        "reset-every": "reset-every=1", "idle-timeout": "idle-timeout=1", "battery-drain": "battery-drain=3600",
+        "battery-charge": "battery-charge=3600",
         "corrupt-notification": "corrupt-notification=3", "drop-notification": "drop-notification=3",
         "drop-in-frame": "drop-in-frame=2", "duplicate-in-frame": "duplicate-in-frame=2",
         "corrupt-frame": "corrupt-frame=2", "reorder-frame": "reorder-frame=2", "cut-frame": "cut-frame=2",

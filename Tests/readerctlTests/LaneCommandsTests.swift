@@ -58,6 +58,12 @@ import Testing
         }
     }
 
+    @Test func aKeepAliveNoShorterThanTheIdleRuleIsRefused() async throws {
+        let result = try await ReaderctlProcess.run(["events", "--emulated", "--keep-alive", "300", "--reader-idle-timeout", "300"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--keep-alive must be shorter than --reader-idle-timeout"))
+    }
+
     @Test func statusWithoutWatchRefusesADuration() async throws {
         let result = try await ReaderctlProcess.run(["status", "--emulated", "--duration", "3"])
         #expect(result.status == 64)

@@ -155,7 +155,9 @@ extension CardReader {
     /// without it, and no Battery-service reading on this link), unless the reader has none.
     private func checkBattery(reported: UInt8?, options: FirmwareUpdateOptions) throws(CardReaderError) {
         guard !options.readerHasNoBattery else { return }
-        let level = reported ?? (lane.battery?.source == .batteryService ? lane.battery?.percent : nil)
+        // A Battery-service reading counts when this link gave it.
+        let fromService = lane.battery?.source == .batteryService && lane.batteryServiceLink == machine.openLink?.generation
+        let level = reported ?? (fromService ? lane.battery?.percent : nil)
         guard let level else { throw .firmwareUpdateFailed(.batteryUnknown(required: options.minimumBattery)) }
         if level < options.minimumBattery {
             throw .firmwareUpdateFailed(.batteryTooLow(percent: level, required: options.minimumBattery))

@@ -26,13 +26,20 @@ extension CardReader {
     /// command is running (its answer moves the keep-alive on), an update holds the link, or
     /// the reader resets before GET INFO could be answered.
     func keepAliveDue() {
-        guard case .commands = machine.mode, lane.update == nil, lane.requiredPending == nil else { return }
-        if let resetAt = lane.resetAt, timing.elapsed() + Self.shortAnswerTime + configuration.linkMargin >= resetAt {
+        guard case .commands = machine.mode else { return }  // a new link arms it again
+        let resetNear = lane.resetAt.map { timing.elapsed() + Self.shortAnswerTime + configuration.linkMargin >= $0 } ?? false
+        guard lane.update == nil, lane.requiredPending == nil, !resetNear, gate.tryAcquire() else {
+            // Busy, updating, or the reset about to come: look again shortly, so that a
+            // command that ends without an answer (or a reset that does not come) never
+            // leaves the link without its keep-alive.
+            schedule(.keepAliveDue, after: Self.keepAliveRetry)
             return
         }
-        guard gate.tryAcquire() else { return }
         startWork { await $0.sendKeepAlive() }
     }
+
+    /// How soon a keep-alive that could not go out looks again.
+    static let keepAliveRetry = Duration.seconds(5)
 
     private func sendKeepAlive() async {
         defer { gate.release() }
@@ -58,8 +65,11 @@ extension CardReader {
         default:
             reason = inferredReason(for: link, at: now)
         }
-        if reason.code == .dailyReset { lane.resetting = true }
-        lane.resetAt = nil
+        if reason.code == .dailyReset {
+            lane.resetting = true
+            schedule(.resetSilenceOver, after: Self.resetSilence)
+        }
+        clearAnnouncedReset()
         lane.lastDisconnect = reason
         logger.notice("link ended", metadata: ["reason": "\(reason.code)", "link": "\(link)"])
     }
@@ -74,7 +84,11 @@ extension CardReader {
         let candidates: [(DisconnectReason.Code, Duration)] = [
             lane.resetAt.map { (.dailyReset, $0) }, idleEnds.map { (.idle, $0) },
         ].compactMap(\.self)
-        let matching = candidates.filter { now >= $0.1 - Self.dropTimingTolerance }
+        // The reset may come late (the reader's countdown is in whole seconds, its restart
+        // takes its time); the idle rule comes at its time.
+        let matching = candidates.filter {
+            $0.0 == .dailyReset ? now >= $0.1 - Self.dropTimingTolerance : Self.distance(now, $0.1) <= Self.dropTimingTolerance
+        }
         let nearest = matching.min { Self.distance(now, $0.1) < Self.distance(now, $1.1) }
         return DisconnectReason(nearest?.0 ?? .readerGone, link: link)
     }
@@ -83,7 +97,11 @@ extension CardReader {
 
     /// The reader announced its reset (`E0 04`) in `delay`.
     func recordResetAnnounced(in delay: Duration) {
-        lane.resetAt = timing.elapsed() + delay
+        let resetAt = timing.elapsed() + delay
+        lane.resetAt = resetAt
+        lane.resetExpected = wallClock.now().advanced(by: delay)
+        timeline.cancel(.resetOverdue)
+        schedule(.resetOverdue, at: resetAt + Self.resetSilence)
         logger.info("the reader announced its scheduled reset", metadata: ["in": "\(delay)"])
         publishStatus()
     }
@@ -92,7 +110,9 @@ extension CardReader {
     /// link's battery levels (if it carries them) go into the status.
     func linkStarted(_ link: any ReaderLink) {
         lane.resetting = false
-        lane.resetAt = nil
+        timeline.cancel(.resetSilenceOver)
+        clearAnnouncedReset()
+        lane.linkOpenedAt = timing.elapsed()
         noteActivity()
         publishStatus()
         considerScheduledUpdate()
@@ -109,7 +129,38 @@ extension CardReader {
     private func batteryReported(_ percent: UInt8, generation: UInt64) -> Bool {
         guard machine.openLink?.generation == generation else { return false }
         recordBattery(percent, from: .batteryService)
+        lane.batteryServiceLink = generation
         return true
+    }
+
+    /// How long after an announced reset's time the reader counts as restarted (or the
+    /// reset as not coming): a reset restarts the reader in seconds.
+    static let resetSilence = Duration.seconds(30)
+
+    /// The announced reset is past, or over.
+    private func clearAnnouncedReset() {
+        lane.resetAt = nil
+        lane.resetExpected = nil
+        timeline.cancel(.resetOverdue)
+    }
+
+    /// The announced reset's time is long past and the link never dropped: the reader did
+    /// not reset (it postponed it, or its countdown was off). Commands and the keep-alive go
+    /// on as before.
+    func resetOverdue() {
+        guard lane.resetAt != nil else { return }
+        logger.notice("the reader did not reset at the time it announced")
+        clearAnnouncedReset()
+        if case .commands = machine.mode { noteActivity() }
+        publishStatus()
+    }
+
+    /// Long enough since the reset's drop that a reader still away is not restarting: the
+    /// status says reconnecting, and commands fail `link-lost`.
+    func resetSilenceOver() {
+        guard lane.resetting else { return }
+        lane.resetting = false
+        publishStatus()
     }
 
     // MARK: - Waiting for the reader's turn

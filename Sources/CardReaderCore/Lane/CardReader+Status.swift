@@ -8,7 +8,7 @@ extension CardReader {
     public var status: Status {
         Status(
             link: linkStatus, battery: lane.battery, firmwareVersion: lane.firmwareVersion,
-            resetExpected: lane.resetAt.map { wallClock.now().advanced(by: $0 - timing.elapsed()) },
+            resetExpected: lane.resetExpected,
             lastDisconnect: lane.lastDisconnect,
             pendingUpdate: lane.scheduled.map { Status.PendingUpdate(version: $0.image.version, isRequired: $0.isRequired) },
             lastUpdate: lane.lastScheduledOutcome?.outcome, lastUpdateEnded: lane.lastScheduledOutcome?.ended)

@@ -5,9 +5,15 @@ struct LaneRecord {
     var lastActivity: Duration = .zero
     /// When the reader said it will reset itself (elapsed time), while that is ahead.
     var resetAt: Duration?
+    /// The same moment by the wall clock, as the status shows it.
+    var resetExpected: WallClockTime?
+    /// When the link in use opened (elapsed time).
+    var linkOpenedAt: Duration = .zero
     /// The link dropped for the announced reset and the reader is awaited.
     var resetting = false
     var battery: BatteryReading?
+    /// The link whose Battery service gave ``battery``, when it did.
+    var batteryServiceLink: UInt64?
     var firmwareVersion: String?
     var lastDisconnect: DisconnectReason?
     /// The firmware update running, as it last reported.

@@ -7,8 +7,9 @@ import ReaderProtocol
 public struct ScheduledFirmwareUpdate: Sendable, Hashable {
     /// When the update may run.
     public enum Urgency: Sendable, Hashable {
-        /// At once if the reader is connected and no command runs, else as soon as it
-        /// connects; card operations asked for meanwhile fail with
+        /// As soon as the reader connects, before its first card operation (or, connected,
+        /// once it has carried no card operation for a minute); card operations asked for
+        /// meanwhile fail with
         /// ``CardReaderError/Code/updating`` (a caller may wait with
         /// ``CardReader/waitUntilReady(timeout:)``).
         case required

@@ -38,6 +38,10 @@ extension CardReader {
         }
         if !lane.keepAliveOut, lane.update == nil {
             try await waitOutAnnouncedReset(command.code, limit: limit, until: waitDeadline)
+            // The link back after the reset may have started a required update.
+            if command.code != .enterFirmwareUpdate, let pending = lane.requiredPending {
+                throw .updating(pending, command: command.code)
+            }
         }
         try checkLinkSecurity(for: command.code)
         try await settleEarlierCancels()

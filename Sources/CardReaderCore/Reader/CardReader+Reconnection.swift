@@ -76,6 +76,7 @@ extension CardReader {
     func giveUpReconnecting() async {
         guard let reason = machine.reconnectingAfter else { return }
         logger.warning("gave up reconnecting", metadata: ["after": "\(reason)"])
+        lane.resetting = false
         await run(change { $0.reconnectionGaveUp() })
     }
 
@@ -84,6 +85,7 @@ extension CardReader {
         guard machine.reconnectingAfter != nil else { return }
         logger.warning("stopped reconnecting: \(link)")
         lane.lastDisconnect = DisconnectReason(link.code == .bondLost ? .bondLost : .notPaired, link: link)
+        lane.resetting = false
         await run(change { $0.reconnectionRefused(link) })
     }
 

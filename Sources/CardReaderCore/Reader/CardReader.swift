@@ -100,6 +100,10 @@ public actor CardReader {
         case keepAliveDue
         /// Time to look whether the scheduled update may run.
         case maintenanceCheck
+        /// The announced reset should have come by now.
+        case resetOverdue
+        /// The reader dropped the link for its reset long enough ago to be restarted.
+        case resetSilenceOver
     }
 
     /// What opens the links: at ``connect(timeout:)`` and at each reconnection attempt.
@@ -203,7 +207,11 @@ public actor CardReader {
     /// Closes the link, or stops a connect or a reconnection in progress. A command in
     /// progress ends with ``CardReaderError/notConnected``, and ``events()`` streams finish.
     public func disconnect() async {
-        if machine.connectionState != .disconnected { lane.lastDisconnect = DisconnectReason(.host) }
+        switch machine.connectionState {
+        case .connected, .connecting, .reconnecting: lane.lastDisconnect = DisconnectReason(.host)
+        case .disconnected, .lost: break
+        }
+        lane.resetting = false
         await run(change { $0.disconnectRequested() })
     }
 
@@ -372,6 +380,8 @@ public actor CardReader {
             case .gateOverdue(let ticket): gateOverdue(ticket)
             case .keepAliveDue: keepAliveDue()
             case .maintenanceCheck: maintenanceCheck()
+            case .resetOverdue: resetOverdue()
+            case .resetSilenceOver: resetSilenceOver()
             }
         }
         let next = timeline.sleeperWoke(from: wakeUp)

@@ -12,6 +12,9 @@ package struct CommandGate {
     /// A free gate.
     package init() {}
 
+    /// Whether nobody holds the gate and nobody is queued.
+    package var isFree: Bool { !busy && waiters.isEmpty }
+
     /// Takes the gate if it is free and nobody is queued.
     package mutating func tryAcquire() -> Bool {
         guard !busy, waiters.isEmpty else { return false }

@@ -276,7 +276,7 @@ extension ReaderStateMachine {
     mutating func connectionLost(_ reason: LinkError?) -> [ReaderAction] {
         guard let reason else {
             mode = .disconnected
-            return [.resolveConnectWaiters(.failure(.notConnected)), .endConnection(nil)]
+            return [.resolveConnectWaiters(.failure(.notConnected)), .resolveLinkWaiters(false), .endConnection(nil)]
         }
         if reconnects {
             mode = .reconnecting(attempt: 1, after: reason)

@@ -122,13 +122,16 @@ struct EventsCommand: AsyncParsableCommand {
     /// battery level changed.
     private static func printChanges(from old: CardReader.Status?, to new: CardReader.Status, label: String?, json: Bool) {
         if let old, old.link.name != new.link.name {
+            let away: Set = ["reconnecting", "resetting"]
             switch (old.link, new.link) {
-            case (.ready, .reconnecting), (.busy, .reconnecting), (.ready, .resetting), (.busy, .resetting):
-                printLink("link-dropped", new.lastDisconnect, label: label, json: json)
-            case (.reconnecting, .ready), (.resetting, .ready):
-                printLink("reconnected", nil, label: label, json: json)
             case (_, .lost(let reason)):
                 printLink("link-lost", reason, label: label, json: json)
+            case (_, .reconnecting), (_, .resetting):
+                // From a link in use (ready, busy, an update's): a drop. Between the two
+                // names of one reconnection, nothing new.
+                if !away.contains(old.link.name) { printLink("link-dropped", new.lastDisconnect, label: label, json: json) }
+            case (.reconnecting, _), (.resetting, _):
+                if new.link.acceptsCommands { printLink("reconnected", nil, label: label, json: json) }
             default:
                 break
             }

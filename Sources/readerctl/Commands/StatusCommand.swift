@@ -70,7 +70,11 @@ struct StatusCommand: AsyncParsableCommand {
     private func heldElsewhere() async throws -> BlueZReaderDirectory.Entry? {
         guard !link.emulated, let name = reader.reader else { return nil }
         return try await CommandRun.perform { () throws(LinkError) -> BlueZReaderDirectory.Entry? in
-            try await BlueZReaderDirectory.known(name, adapter: link.adapter).first(where: \.isConnected)
+            // Held elsewhere only when every reader the name matches is: a prefix that
+            // matches another lane's reader too is connected to, as any command does.
+            let matching = try await BlueZReaderDirectory.known(name, adapter: link.adapter)
+            guard !matching.isEmpty, matching.allSatisfy(\.isConnected) else { return nil }
+            return matching.first
         }
     }
 

@@ -49,7 +49,8 @@ enum FleetRun {
         // operations run side by side.
         let devices = targets.compactMap { if case .device(let device) = $0 { device } else { nil } }
         var connected = await fleet.connectAll(
-            devices, timeout: options.connectTimeout.duration, configuration: options.readerConfiguration())[...]
+            devices, timeout: options.connectTimeout.duration,
+            configuration: options.readerConfiguration(connectTimeout: options.connectTimeout.duration + ReaderRun.connectGrace))[...]
         let readers = targets.map { target -> Connected<Value> in
             switch target {
             case .device: .init(connected.removeFirst())

@@ -24,7 +24,11 @@ struct LaneOptions: ParsableArguments {
             throw ValidationError("--keep-alive must be within 0…\(Int(Self.longest)) seconds (0: off)")
         }
         guard readerIdleTimeout.value > 0, readerIdleTimeout.value <= Self.longest else {
-            throw ValidationError("--reader-idle-timeout must be within 0…\(Int(Self.longest)) seconds")
+            throw ValidationError("--reader-idle-timeout must be more than 0 and at most \(Int(Self.longest)) seconds")
+        }
+        guard keepAlive.value == 0 || keepAlive.value < readerIdleTimeout.value else {
+            throw ValidationError(
+                "--keep-alive must be shorter than --reader-idle-timeout (\(readerIdleTimeout) s), or the reader drops the idle link first")
         }
     }
 

@@ -18,11 +18,12 @@ enum ReaderRun {
         let direct = try options.connector()
         let connector: any ReaderConnector = recording.map { RecordingConnector(connector: direct, recording: $0) } ?? direct
         let logger = options.link.logger(label: "readerctl")
-        let reader = CardReader(connector: connector, configuration: options.readerConfiguration(), logger: logger)
         // The connector's own deadline is --connect-timeout; the reader's comes a little
         // later, so the connector's specific error (not found, and what was seen instead)
-        // is the one reported.
+        // is the one reported. A reconnection (events, status --watch) gets as long.
         let timeout = options.link.connectTimeout.duration + Self.connectGrace
+        let reader = CardReader(
+            connector: connector, configuration: options.readerConfiguration(connectTimeout: timeout), logger: logger)
         return try await CommandRun.perform(json: output.json, recording: recording, revealingCardData: output.reveal) {
             () throws(CardReaderError) in
             do throws(CardReaderError) {

@@ -38,6 +38,9 @@ struct RecordingLink: ReaderLink {
         get async { await link.maximumWriteLength }
     }
 
+    /// The Battery service's levels, as the link carries them (not recorded: not frames).
+    var batteryLevels: AsyncStream<UInt8>? { link.batteryLevels }
+
     var security: LinkSecurity { link.security }
 
     /// Records the packet as it is handed to the link, before the write's outcome: the

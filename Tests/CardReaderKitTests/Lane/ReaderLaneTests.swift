@@ -230,3 +230,27 @@ struct ReaderLaneTests {
         #expect(report.version == "3.2.0")
     }
 }
+
+/// An announced reset that never comes (the reader postponed it, or its countdown was off),
+/// against a reader the test plays frame by frame.
+@Suite(.timeLimit(.minutes(1)))
+struct UnkeptResetTests {
+    @Test func aResetThatDoesNotComeIsForgottenAndCommandsGoOn() async throws {
+        let scripted = ScriptedReader()
+        let clock = ManualClock()
+        let reader = CardReader(connector: scripted.connector, configuration: .init(), clock: clock)
+        try await reader.connect()
+        try await scripted.send(ReaderEvent.resetScheduled(secondsUntilReset: 5).frame)
+        try await scripted.waitUntilHostHasHandledEverything()
+        #expect(await reader.status.resetExpected != nil)
+        // 30 s after the announced time, with the link still up, the reset is forgotten.
+        try await clock.advance(pastSleepOf: .seconds(35))
+        await reader.waitUntilQuiet()
+        #expect(await reader.status.resetExpected == nil)
+        // GET INFO asked now goes out at once: nothing waits for a reset.
+        let info = Task { try await reader.info() }
+        #expect(try await scripted.nextCommand() == .getInfo)
+        try await scripted.answer(.getInfo, .success, .info(ReaderInfo(model: "VPOS3356")))
+        #expect(try await info.value.model == "VPOS3356")
+    }
+}
