@@ -57,7 +57,6 @@ let package = Package(
             name: "CardReaderCore",
             dependencies: [
                 "DisabledLogging",
-                "Locking",
                 "ReaderProtocol",
                 "Timing",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,6 @@
-import Locking
 import Logging
 import ReaderProtocol
+import Synchronization
 @_spi(Timers) import Timing
 
 /// The firmware update's steps inside the reader: pre-flight, ENTER FIRMWARE
@@ -12,7 +12,6 @@ extension CardReader {
     func runFirmwareUpdate(
         image: FirmwareImage, options: FirmwareUpdateOptions, report: @Sendable (FirmwareUpdateProgress) -> Void
     ) async throws(CardReaderError) -> FirmwareUpdateReport {
-        let updateCancelled = updateCancelled
         let outcome: Result<FirmwareUpdateReport, CardReaderError> = await withTaskCancellationHandler {
             do throws(CardReaderError) {
                 return .success(try await updateFirmwareSteps(image: image, options: options, report: report))
@@ -20,7 +19,7 @@ extension CardReader {
                 return .failure(error)
             }
         } onCancel: {
-            updateCancelled.withLock { $0 = true }
+            self.updateCancelled.store(true, ordering: .relaxed)
         }
         switch outcome {
         case .success(let report):
@@ -54,7 +53,7 @@ extension CardReader {
         // From here to the end, commands fail at once with `updating` (unless this update
         // is cancelled and ending), and the status says so.
         let cancelled = Task.isCancelled
-        updateCancelled.withLock { $0 = cancelled }
+        updateCancelled.store(cancelled, ordering: .relaxed)
         lane.requiredPending = nil
         lane.update = progress
         publishStatus()

@@ -1,6 +1,6 @@
-import Locking
 import Logging
 import ReaderProtocol
+import Synchronization
 @_spi(Timers) import Timing
 
 /// Sending commands and waiting for their answers: one at a time, each with its deadline,
@@ -134,7 +134,7 @@ extension CardReader {
     /// no limit). Fails at once while a firmware update holds it, unless the update was
     /// cancelled and is ending.
     func acquireGate(for command: CommandCode?, until deadline: Duration?) async throws(CardReaderError) {
-        if let progress = lane.update, !updateCancelled.withLock({ $0 }) { throw .updating(progress, command: command) }
+        if let progress = lane.update, !updateCancelled.load(ordering: .relaxed) { throw .updating(progress, command: command) }
         if command != .enterFirmwareUpdate, let pending = lane.requiredPending { throw .updating(pending, command: command) }
         if gate.tryAcquire() { return }
         let ticket = gate.takeTicket()

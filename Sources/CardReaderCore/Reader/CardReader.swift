@@ -1,7 +1,7 @@
 import DisabledLogging
-import Locking
 import Logging
 import ReaderProtocol
+import Synchronization
 @_spi(Timers) import Timing
 
 /// A VPOS-class card reader: connect, then read cards. The same code drives a reader over
@@ -151,7 +151,7 @@ public actor CardReader {
     /// Set when the running firmware update's task is cancelled (from any thread): the
     /// update is ending, so commands wait for it (within their deadline) instead of
     /// failing with `updating`.
-    let updateCancelled = Locked(false)
+    nonisolated let updateCancelled = Atomic<Bool>(false)
     /// Gate tickets whose wait passed their command's deadline.
     var overdueTickets: Set<UInt64> = []
     /// The link being opened by ``connect(timeout:)`` or a reconnection attempt, kept to
