@@ -48,6 +48,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let warning = lane.warning { StandardStreams.writeError("readerctl: \(warning)\n") }
         let limit = count ?? Int.max
         let json = output.json
         let seconds = duration

@@ -26,10 +26,15 @@ struct LaneOptions: ParsableArguments {
         guard readerIdleTimeout.value > 0, readerIdleTimeout.value <= Self.longest else {
             throw ValidationError("--reader-idle-timeout must be more than 0 and at most \(Int(Self.longest)) seconds")
         }
-        guard keepAlive.value == 0 || keepAlive.value < readerIdleTimeout.value else {
-            throw ValidationError(
-                "--keep-alive must be shorter than --reader-idle-timeout (\(readerIdleTimeout) s), or the reader drops the idle link first")
-        }
+    }
+
+    /// What to tell the user about these options before the run: a keep-alive no shorter
+    /// than the reader's idle rule lets the reader drop every idle link first (each drop is
+    /// then survived, and reported).
+    var warning: String? {
+        guard keepAlive.value > 0, keepAlive.value >= readerIdleTimeout.value else { return nil }
+        return "--keep-alive \(keepAlive) s is not shorter than the reader's idle rule (\(readerIdleTimeout) s): "
+            + "the reader will drop the idle link before each keep-alive, and the link is reconnected each time"
     }
 
     /// An hour: a keep-alive or an idle time beyond it helps no reader.
