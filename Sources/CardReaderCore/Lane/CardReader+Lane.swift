@@ -75,8 +75,7 @@ extension CardReader {
     }
 
     private func inferredReason(for link: LinkError, at now: Duration) -> DisconnectReason {
-        if link.code == .bondLost { return DisconnectReason(.bondLost, link: link) }
-        if link.code == .notPaired { return DisconnectReason(.notPaired, link: link) }
+        if let refusal = DisconnectReason(refusal: link) { return refusal }
         if link.isHostBluetoothLoss { return DisconnectReason(.bluetoothUnavailable, link: link) }
         // The reset, or the idle rule, when the drop came at its time; the nearer if both.
         let commandOut = if case .idle = machine.exchange { false } else { true }

@@ -71,4 +71,14 @@ public struct DisconnectReason: Sendable, Hashable, CustomStringConvertible {
     /// Whether reconnecting can bring the reader back without a person: not for a bond the
     /// reader refused or never had (pairing mode needs someone at the reader).
     public var isRecoverable: Bool { code != .bondLost && code != .notPaired }
+
+    /// The reason a link failure that needs a person stands for (`bond-lost`, `not-paired`),
+    /// or nil when the failure is not one.
+    init?(refusal link: LinkError) {
+        switch link.code {
+        case .bondLost: self.init(.bondLost, link: link)
+        case .notPaired: self.init(.notPaired, link: link)
+        default: return nil
+        }
+    }
 }

@@ -68,7 +68,7 @@ extension CardReader {
             return .reconnected
         case .failure(let error):
             logger.notice("reconnection attempt failed: \(error)")
-            if let link = error.link, link.code == .bondLost || link.code == .notPaired { return .refused(link) }
+            if let link = error.link, DisconnectReason(refusal: link) != nil { return .refused(link) }
             return .failed
         }
     }
@@ -84,7 +84,7 @@ extension CardReader {
     func stopReconnecting(refusedBy link: LinkError) async {
         guard machine.reconnectingAfter != nil else { return }
         logger.warning("stopped reconnecting: \(link)")
-        lane.lastDisconnect = DisconnectReason(link.code == .bondLost ? .bondLost : .notPaired, link: link)
+        lane.lastDisconnect = DisconnectReason(refusal: link)
         lane.resetting = false
         await run(change { $0.reconnectionRefused(link) })
     }
