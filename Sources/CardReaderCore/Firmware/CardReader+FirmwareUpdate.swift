@@ -339,6 +339,7 @@ extension CardReader {
     {
         let deadline = timing.elapsed() + limit
         var attempt = 0
+        var lastFailure = LinkError(.remoteDisconnected, "the reader did not come back after its firmware restart")
         while true {
             attempt += 1
             guard change({ $0.restartAttempt(attempt) }) else { throw Task.isCancelled ? .cancelled : .notConnected }
@@ -371,14 +372,16 @@ extension CardReader {
                 throw failure
             case .failure(let error):
                 logger.debug("the restarted reader is not back yet: \(error)")
+                if let link = error.link { lastFailure = link }
                 // A refused connection comes back at once: do not spin, nor wait past the
                 // deadline (an attempt that timed out has used it up).
                 let pause = min(Self.pauseAfterRefusedReturn, deadline - timing.elapsed())
-                if pause > .zero { try? await clock.sleep(for: pause) }
+                if pause > .zero { _ = await sleep(for: pause) }
             }
         }
         let error = CardReaderError.firmwareUpdateFailed(.readerDidNotReturn(after: limit))
-        await run(change { $0.restartAbandoned(error) })
+        // The reader may yet come back: a reader kept by a reconnect policy goes on trying.
+        await run(change { $0.restartAbandoned(error, stillWanted: lastFailure) })
         throw error
     }
 }

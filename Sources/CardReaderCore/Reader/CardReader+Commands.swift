@@ -75,15 +75,31 @@ extension CardReader {
     }
 
     /// Returns once no command waits for its answer, no timer of the reader's is due and
-    /// not yet acted on, and no task its timers started (a keep-alive, a scheduled update)
-    /// is yet to take its first step, no frame is part way in, and no firmware transfer is
-    /// under way: for a test that steps a manual clock against a reader that answers at once
-    /// and whole, so that it never
-    /// moves time past a deadline whose answer is on its way, nor before the reader has
-    /// done what the time it reached asks.
+    /// not yet acted on, no task its timers started (a keep-alive, a scheduled update) is
+    /// yet to take its first step, no link is being opened, no task of its own that slept
+    /// on the clock (a reconnection's back-off) has woken without taking its next step, no
+    /// frame is part way in, and no firmware transfer is under way: for a test that steps a
+    /// manual clock against a reader that answers and connects at once and whole, so that
+    /// it never moves time past a deadline whose answer is on its way, nor before the
+    /// reader has done what the time it reached asks. Returns at once when the calling
+    /// task is cancelled.
     package func waitUntilQuiet() async {
-        guard !isQuiet else { return }
-        await withCheckedContinuation { quietWaiters.append($0) }
+        // Looks again each time it is woken: a task woken meanwhile may have taken its next
+        // step (opened a link) before this one runs on the reader again.
+        while !isQuiet, !Task.isCancelled {
+            let id = makeID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if Task.isCancelled { continuation.resume() } else { quietWaiters[id] = continuation }
+                }
+            } onCancel: {
+                Task { await self.stopWaitingUntilQuiet(id) }
+            }
+        }
+    }
+
+    private func stopWaitingUntilQuiet(_ id: UInt64) {
+        quietWaiters.removeValue(forKey: id)?.resume()
     }
 
     /// How long until the reader's earliest timer is due, if one is scheduled: with
@@ -96,28 +112,56 @@ extension CardReader {
         let now = timing.elapsed()
         // A frame that has started to arrive has the rest of its notifications on the way.
         let frameArriving = timeline.deadline(of: .incompleteFrameQuiet) != nil
-        return answerWaiters.isEmpty && workStarting == 0 && !transferring && !frameArriving && !timeline.hasDue(at: now)
-            && !timeline.hasWakingSleeper(at: now)
+        return answerWaiters.isEmpty && workStarting == 0 && linkOpening == nil && !transferring && !frameArriving
+            && !timeline.hasDue(at: now) && !timeline.hasWakingSleeper(at: now) && !sleepingTasks.values.contains { $0 <= now }
+    }
+
+    /// What keeps the reader from being quiet (``waitUntilQuiet()``), for a test that waited long.
+    package var notQuietBecause: String {
+        let now = timing.elapsed()
+        return "answers awaited \(answerWaiters.count), work starting \(workStarting), opening a link \(linkOpening != nil), "
+            + "update \(String(describing: lane.update?.phase)), frame arriving \(timeline.deadline(of: .incompleteFrameQuiet) != nil), "
+            + "timer due \(timeline.hasDue(at: now)), timer waking \(timeline.hasWakingSleeper(at: now)), "
+            + "tasks woken \(sleepingTasks.values.filter { $0 <= now }), now \(now)"
     }
 
     func resumeQuietWaitersIfQuiet() {
         guard isQuiet, !quietWaiters.isEmpty else { return }
-        let waiters = quietWaiters
+        let waiters = quietWaiters.values
         quietWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Sleeps on the reader's clock for `duration` (a reconnection's back-off, a pause
+    /// between attempts); false when the task is cancelled. Until the task is back on the
+    /// reader, its wake-up keeps ``waitUntilQuiet()`` waiting.
+    func sleep(for duration: Duration) async -> Bool {
+        let id = makeID()
+        // One wake-up time, for the record and the sleep alike.
+        let wakeUp = timing.elapsed() + duration
+        sleepingTasks[id] = wakeUp
+        defer {
+            sleepingTasks[id] = nil
+            resumeQuietWaitersIfQuiet()
+        }
+        return (try? await timing.sleep(wakeUp)) != nil
+    }
+
     /// Starts `work` in a task of its own, counted until it takes its first step on the
     /// reader (``waitUntilQuiet()``).
-    func startWork(_ work: @escaping @Sendable (isolated CardReader) async -> Void) {
+    @discardableResult
+    func startWork(_ work: @escaping @Sendable (isolated CardReader) async -> Void) -> Task<Void, Never> {
         workStarting += 1
-        Task {
+        return Task {
             await self.begin(work)
         }
     }
 
     private func begin(_ work: @Sendable (isolated CardReader) async -> Void) async {
         workStarting -= 1
+        // Waiters look again once this turn on the reader is over: after the work's first
+        // step, which may wait long (a keep-alive for the link, behind a reset).
+        resumeQuietWaitersIfQuiet()
         await work(self)
         resumeQuietWaitersIfQuiet()
     }

@@ -5,45 +5,42 @@ import ReaderProtocol
 /// Reconnecting after a drop, as the configured policy says.
 extension CardReader {
     /// The link dropped and a policy is set: commands wait, events keep flowing, and
-    /// attempts follow the policy until one opens a link, the policy gives up, or the reader
-    /// refuses this host's bond (which needs a person, not another attempt).
+    /// attempts follow the policy until one opens a link, the policy gives up, the reader
+    /// refuses this host's bond (which needs a person, not another attempt), or
+    /// ``disconnect()`` stops them. The attempts run on the reader, each back-off known to
+    /// ``waitUntilQuiet()``.
     func startReconnecting(after reason: LinkError) {
         guard let policy = configuration.reconnect else { return }
-        let clock = clock
-        let connectTimeout = configuration.connectTimeout
-        reconnection = Task { [weak self] in
-            enum Outcome { case reconnected, gaveUp, refused(LinkError), stopped }
-            let outcome = await withTaskGroup(of: Outcome.self) { group in
-                group.addTask {
-                    var attempt = 1
-                    while policy.allows(attempt: attempt) {
-                        guard let self, await self.announce(attempt: attempt, after: reason) else { return .stopped }
-                        let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0...1))
-                        guard (try? await clock.sleep(for: delay)) != nil else { return .stopped }
-                        switch await self.tryReconnecting(within: connectTimeout) {
-                        case .reconnected: return .reconnected
-                        case .refused(let link): return .refused(link)
-                        case .failed: attempt += 1
-                        }
-                    }
-                    return .gaveUp
-                }
-                if let overall = policy.overallDeadline {
-                    group.addTask {
-                        guard (try? await clock.sleep(for: overall)) != nil else { return .stopped }
-                        return .gaveUp
-                    }
-                }
-                let first = await group.next() ?? .stopped
-                group.cancelAll()
-                return first
+        reconnection = startWork { await $0.reconnect(by: policy, after: reason) }
+    }
+
+    /// The policy's attempts, each after its back-off, within the policy's overall
+    /// deadline if it has one (a wait or an attempt that would pass it is cut short there).
+    private func reconnect(by policy: ReconnectPolicy, after reason: LinkError) async {
+        let giveUpAt = policy.overallDeadline.map { timing.elapsed() + $0 }
+        var attempt = 1
+        while policy.allows(attempt: attempt), giveUpAt.map({ timing.elapsed() < $0 }) ?? true {
+            guard await announce(attempt: attempt, after: reason) else { return }
+            let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0...1))
+            let left = giveUpAt.map { $0 - timing.elapsed() }
+            if let left, left <= delay {
+                guard await sleep(for: max(left, .zero)) else { return }
+                break
             }
-            switch outcome {
-            case .gaveUp: await self?.giveUpReconnecting()
-            case .refused(let link): await self?.stopReconnecting(refusedBy: link)
-            case .reconnected, .stopped: break
+            guard await sleep(for: delay) else { return }
+            let limit = min(configuration.connectTimeout, giveUpAt.map { $0 - timing.elapsed() } ?? configuration.connectTimeout)
+            switch await tryReconnecting(within: limit) {
+            case .reconnected:
+                return
+            case .refused(let link):
+                await stopReconnecting(refusedBy: link)
+                return
+            case .failed:
+                if Task.isCancelled { return }
+                attempt += 1
             }
         }
+        await giveUpReconnecting()
     }
 
     /// Reports attempt `attempt`; false when reconnecting has stopped.

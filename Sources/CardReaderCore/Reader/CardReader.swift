@@ -135,11 +135,14 @@ public actor CardReader {
     /// command for earlier CANCELs' answers, a command for the reconnection.
     var answerWaiters: [UInt64: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>] = [:]
     var settleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-    /// Callers of ``waitUntilQuiet()``.
-    var quietWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Callers of ``waitUntilQuiet()``, by id.
+    var quietWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     /// Tasks the reader's own timers started (a keep-alive, a scheduled update) that have
     /// not yet run their first step.
     var workStarting = 0
+    /// When each of the reader's own tasks that sleeps on the clock (a reconnection's
+    /// back-off, a pause between attempts) wakes, by id, until it is back on the reader.
+    var sleepingTasks: [UInt64: Duration] = [:]
     var linkWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// ``connect(timeout:)`` calls made while a connect or reconnection was under way.
     var connectWaiters: [CheckedContinuation<Result<Void, CardReaderError>, Never>] = []
@@ -296,6 +299,7 @@ public actor CardReader {
             attempt.cancel()
         }
         linkOpening = nil
+        defer { resumeQuietWaitersIfQuiet() }
         switch outcome {
         case .failure where !machine.wantsLink(for: purpose):
             return .failure(.notConnected)

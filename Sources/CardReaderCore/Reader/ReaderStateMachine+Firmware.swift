@@ -81,8 +81,10 @@ extension ReaderStateMachine {
     }
 
     /// The update stops waiting for the restarted reader (`error`: it did not return in
-    /// time, or the update was cancelled): the reader is disconnected.
-    mutating func restartAbandoned(_ error: CardReaderError) -> [ReaderAction] {
+    /// time, or the update was cancelled): the reader is disconnected, or, when the update
+    /// gave up on a reader that is still wanted (`stillWanted`, the last attempt's failure)
+    /// and the reconnect policy is set, it is reconnected by the policy, as after a drop.
+    mutating func restartAbandoned(_ error: CardReaderError, stillWanted: LinkError? = nil) -> [ReaderAction] {
         var actions: [ReaderAction] = []
         switch mode {
         case .confirmingRestart:
@@ -91,6 +93,10 @@ extension ReaderStateMachine {
             break
         default:
             return []
+        }
+        if let stillWanted, reconnects {
+            mode = .reconnecting(attempt: 1, after: stillWanted)
+            return actions + [.stopOpeningLink, .startReconnecting(after: stillWanted)]
         }
         mode = .disconnected
         return actions + [.stopOpeningLink, .resolveConnectWaiters(.failure(error)), .resolveLinkWaiters(false)]

@@ -21,13 +21,18 @@ public struct EmulatedReaderConnector: PairingReaderConnector {
     public let mtu: Int
     /// The host this connector is: its address and bonds.
     public let host: EmulatedHost
+    /// Whether an attempt made while the reader is silent (restarting after an update or
+    /// its scheduled reset) waits for it, as BlueZ's `Device1.Connect` waits for a device
+    /// to advertise (true, the default), or is refused at once.
+    public let waitsForASilentReader: Bool
 
     /// A connector to `reader` at ATT MTU `mtu`, as `host` (nil: the installed lane's host,
     /// ``EmulatedHost/init(installedWith:)``); an MTU outside 23…247 fails at ``connect()``.
-    public init(reader: EmulatedReader, mtu: Int = 23, host: EmulatedHost? = nil) {
+    public init(reader: EmulatedReader, mtu: Int = 23, host: EmulatedHost? = nil, waitsForASilentReader: Bool = true) {
         self.reader = reader
         self.mtu = mtu
         self.host = host ?? EmulatedHost(installedWith: reader)
+        self.waitsForASilentReader = waitsForASilentReader
     }
 
     /// The reader's name (``EmulatedReaderConfiguration/name``, e.g. `VPOS3356-E001`), or
@@ -41,17 +46,22 @@ public struct EmulatedReaderConnector: PairingReaderConnector {
     /// it never bonded with; refused (`LinkError.Code.notPaired`) to a reader from 3.0
     /// without a bond, and while another link to the reader is open.
     public func connect() async throws(LinkError) -> any ReaderLink {
-        do {
-            try await reader.waitUntilRunning()
-        } catch {
-            throw LinkError(.cancelled, "the connection attempt was cancelled")
+        if waitsForASilentReader {
+            do {
+                try await reader.waitUntilRunning()
+            } catch {
+                throw LinkError(.cancelled, "the connection attempt was cancelled")
+            }
         }
         let decision = LinkSecurityPolicy.decide(
             firmwareRevision: await reader.firmwareVersion, hostHoldsBond: await host.holdsBond(with: reader))
         switch decision {
         case .needsPairing: throw LinkError.notPaired(readerDescription)
-        case .encryptWithBond: return try await EmulatedReaderLink(reader: reader, mtu: mtu, encryptingAs: host)
-        case .openUnencrypted: return try await EmulatedReaderLink(reader: reader, mtu: mtu)
+        case .encryptWithBond:
+            return try await EmulatedReaderLink(
+                reader: reader, mtu: mtu, encryptingAs: host, waitingForASilentReader: waitsForASilentReader)
+        case .openUnencrypted:
+            return try await EmulatedReaderLink(reader: reader, mtu: mtu, waitingForASilentReader: waitsForASilentReader)
         }
     }
 

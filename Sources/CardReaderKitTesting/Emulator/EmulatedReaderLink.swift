@@ -26,11 +26,14 @@ public actor EmulatedReaderLink: ReaderLink {
     /// Connects to `reader` at ATT MTU `mtu` (23…247), encrypted with the bond `host` holds
     /// with it (nil: unencrypted). Fails with `LinkError.Code.notPaired` when `host` holds
     /// no bond, and with `LinkError.Code.bondLost` when the reader no longer holds it.
-    public init(reader: EmulatedReader, mtu: Int = 23, encryptingAs host: EmulatedHost? = nil) async throws(LinkError) {
+    public init(
+        reader: EmulatedReader, mtu: Int = 23, encryptingAs host: EmulatedHost? = nil, waitingForASilentReader: Bool = true
+    ) async throws(LinkError) {
         guard (23...247).contains(mtu) else { throw LinkError(.invalidMTU, "the ATT MTU must be 23…247") }
         do {
-            // A reader restarting after a firmware update is not there until it is back.
-            try await reader.waitUntilRunning()
+            // A reader restarting is not there until it is back (or, when the caller does
+            // not wait, the reader refuses the connection).
+            if waitingForASilentReader { try await reader.waitUntilRunning() }
             try await reader.waitToAcceptConnection()
         } catch {
             throw LinkError(.cancelled, "the connection attempt was cancelled")

@@ -2,11 +2,11 @@ import CardReaderKit
 import CardReaderKitTesting
 import ManualClockSteps
 import ReaderProtocol
-
 /// One lane on one ManualClock: an emulated reader, a controlled connector in front of it,
 /// and a `CardReader` configured as the test says. Time passes one timer at a time, each
 /// once the host has handled what the reader sent, so every timer on the way comes due at
-/// its time.
+/// its time. A connection attempt to a silent reader is refused at once rather than held
+/// until the reader runs: every attempt ends before time moves on.
 struct LaneBench {
     let clock = ManualClock()
     let wallClock: ManualWallClock
@@ -37,7 +37,7 @@ struct LaneBench {
             card: card, scenario: try EmulatorScenario(parsing: scenario), configuration: readerConfiguration, clock: clock)
         reader = CardReader(
             connector: ControlledConnector(
-                base: EmulatedReaderConnector(reader: emulator, mtu: mtu), control: control,
+                base: EmulatedReaderConnector(reader: emulator, mtu: mtu, waitsForASilentReader: false), control: control,
                 hidesBatteryService: hidesBatteryService),
             configuration: configuration, clock: clock, wallClock: wallClock)
         if connect { try await reader.connect() }
@@ -62,9 +62,12 @@ struct LaneBench {
     }
 
     /// Waits until nothing the host started is on its way: the reader's notifications
-    /// handled, no command's answer awaited (the reader answers at once here) and none about
-    /// to start (a keep-alive, a scheduled update, begun by the host's own timers), no
-    /// firmware block half written. Bounded in real time.
+    /// handled (a drop, until the host has closed its link), no command's answer awaited
+    /// (the reader answers at once here) and none about to start (a keep-alive, a scheduled
+    /// update, a reconnection, begun by the host's own timers), no link being opened, no
+    /// back-off woken and not yet acted on, no firmware block half written
+    /// (`CardReader.waitUntilQuiet()`). Bounded in real time; the error then says what kept
+    /// the reader busy.
     func settle() async throws {
         await emulator.waitUntilQuiet()
         let sent = await emulator.notificationsSent
@@ -77,6 +80,7 @@ struct LaneBench {
         }
         await quiet.value
         alarm.cancel()
+        if quiet.isCancelled { throw ScriptedReader.Timeout(what: "the reader quiet (\(await reader.notQuietBecause))") }
         let emulator = emulator
         try await control.waitUntilHostIsNotWriting { await emulator.isTakingABlockFromTheHost }
     }

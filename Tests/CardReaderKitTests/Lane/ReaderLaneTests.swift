@@ -147,6 +147,28 @@ struct ReaderLaneTests {
         #expect(try await bench.reader.info().firmwareVersion == "3.1.0")
     }
 
+    /// A reader that takes longer to come back from its firmware restart than the update
+    /// waits (45 s, `FirmwareUpdateOptions.returnTimeout`): the update fails
+    /// `firmware-reader-did-not-return`, and the lane goes on reconnecting (a reader kept
+    /// for the day is not left disconnected) and is back, on the new firmware, once the
+    /// reader is: here after 60 s of restart.
+    @Test func aReaderSlowToReturnFromAnUpdateIsReconnectedByTheLane() async throws {
+        var slow = EmulatedReaderConfiguration()
+        slow.firmwareRestartTime = .seconds(60)
+        let bench = try await LaneBench(readerConfiguration: slow)
+        let update = Task { try await bench.reader.updateFirmware(image: Self.image).run() }
+        let error = await bench.stepping(within: .seconds(1)) { await #expect(throws: CardReaderError.self) { try await update.value } }
+        #expect(error?.firmwareUpdate?.code == .readerDidNotReturn)
+        guard case .reconnecting = await bench.reader.status.link else {
+            Issue.record("expected the lane reconnecting, got \(await bench.reader.status.link)")
+            return
+        }
+        let back = try await bench.stepping(within: .seconds(30)) { try await bench.waitForStatus { $0.link == .ready } }
+        #expect(back.lastDisconnect?.code == .firmwareRestart)
+        #expect(bench.now >= .seconds(60))
+        #expect(try await bench.reader.info().firmwareVersion == "3.2.0")
+    }
+
     // MARK: - Waiting for a turn
 
     /// A command behind a swipe the cardholder is taking waits its own deadline (1.5 s for

@@ -73,7 +73,9 @@ actor ConnectorControl {
         hostWaiting = false
         switch item {
         case .notification: notificationsTaken += 1
-        case .dropped, nil: linkDown = true
+        // The host handles a drop by closing the link (``linkClosed()``).
+        case .dropped: break
+        case nil: linkDown = true
         }
         wakeWaiters()
     }
