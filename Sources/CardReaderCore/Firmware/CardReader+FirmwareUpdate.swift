@@ -234,6 +234,10 @@ extension CardReader {
         var deadline: UInt64 = 0
         var reported = -1
         var inputs = inputs.makeAsyncIterator()
+        // When the last write was acknowledged, until the reader's next bytes; and the
+        // longest the reader's bytes have taken after a write in this transfer.
+        var lastWriteAcknowledged: Duration?
+        var slowestAnswer: Duration?
         while true {
             for action in actions {
                 switch action {
@@ -243,10 +247,12 @@ extension CardReader {
                     } catch {
                         return .failure(.linkLost(block: Self.block(of: sender), Self.linkError(of: error)))
                     }
+                    lastWriteAcknowledged = timing.elapsed()
                 case .awaitAnswer(let limit):
                     timeline.cancel(.updateDeadline(deadline))
                     deadline = makeID()
-                    schedule(.updateDeadline(deadline), after: limit)
+                    let wait = sender.isWaitingForQuiet ? Self.quietAfterRefusal(atMost: limit, slowestAnswer: slowestAnswer) : limit
+                    schedule(.updateDeadline(deadline), after: wait)
                 case .finished:
                     timeline.cancel(.updateDeadline(deadline))
                     acknowledged(sender.acknowledgedBytes)
@@ -267,6 +273,10 @@ extension CardReader {
             }
             switch await inputs.next(isolation: #isolation) {
             case .bytes(let bytes):
+                if let acknowledged = lastWriteAcknowledged {
+                    slowestAnswer = max(slowestAnswer ?? .zero, timing.elapsed() - acknowledged)
+                    lastWriteAcknowledged = nil
+                }
                 actions = sender.receive(bytes)
             case .deadline(let id):
                 actions = id == deadline ? sender.deadlinePassed() : []
@@ -279,6 +289,21 @@ extension CardReader {
             }
         }
     }
+
+    /// The quiet to wait after a refusal before the block goes again: twice the longest the
+    /// reader's bytes have taken to come after a write in this transfer (every write is
+    /// acknowledged, so nothing of the refused block is still on its way; the wait is for
+    /// more of the reader's answer, such as a second `NAK`), at least
+    /// ``minimumQuietAfterRefusal``, at most `limit` (the configured quiet, 1 s by default,
+    /// which is also the wait before any answer has been timed).
+    static func quietAfterRefusal(atMost limit: Duration, slowestAnswer: Duration?) -> Duration {
+        guard let slowestAnswer else { return limit }
+        return min(limit, max(minimumQuietAfterRefusal, slowestAnswer * 2))
+    }
+
+    /// The shortest quiet after a refusal: a few of BlueZ's connection intervals (30–50 ms
+    /// by default), so that a reader's answer split over two connection events is heard whole.
+    static let minimumQuietAfterRefusal = Duration.milliseconds(100)
 
     /// The reader's answer times plus the link margin, as for commands: a block's last
     /// byte leaves the host before it reaches the reader.

@@ -21,7 +21,8 @@
 ///
 /// Recovery converges: after a refusal (`NAK`, or `C` after the first data block, as a
 /// receiver asks for that block again) the sender writes nothing until the line has been
-/// quiet for ``Configuration/quietPeriod`` (each byte from the receiver starts the wait
+/// quiet for ``Configuration/quietPeriod``, or less when the caller knows its link needs
+/// less (``isWaitingForQuiet``) (each byte from the receiver starts the wait
 /// again, and further `NAK`s in it cost no attempt), so a receiver that took part of a
 /// block for noise has discarded it; then the whole block goes again. A silent deadline
 /// resends at once. A 1024-byte block refused ``Configuration/largeBlockAttempts`` times is
@@ -42,7 +43,8 @@ public struct YModemSender: Sendable {
         public var answerTimeout: Duration
         /// How long the reader may take to verify the image after the final block 0.
         public var verificationTimeout: Duration
-        /// How long the line must stay quiet after a `NAK` before the block is sent again.
+        /// How long the line must stay quiet after a `NAK` before the block is sent again, at
+        /// most (``YModemSender/isWaitingForQuiet``).
         public var quietPeriod: Duration
         /// Failed attempts at a 1024-byte block before the rest of the file goes in 128-byte
         /// blocks.
@@ -195,6 +197,11 @@ public struct YModemSender: Sendable {
     // MARK: - Receiving
 
     private var isOver: Bool { phase == .finished || phase == .failed }
+
+    /// Whether the wait armed last is the quiet after a refusal, before the block goes
+    /// again: a caller that knows how long its link takes to carry an answer may wait that
+    /// much instead (``Configuration/quietPeriod`` is the longest it waits).
+    public var isWaitingForQuiet: Bool { resendWhenQuiet && !isOver }
 
     private var blockNumberForErrors: Int? {
         switch phase {

@@ -248,6 +248,21 @@ struct FirmwareUpdateTests {
         #expect(report.resentBlocks == 4)
     }
 
+    /// A refused block costs what the link needs, not a fixed second: the quiet before it
+    /// goes again is twice the longest the reader's answers took after a write, at least
+    /// 100 ms. In process the reader answers at once, so block 2's `NAK` costs the 100 ms
+    /// floor, which is the whole transfer's time here.
+    @Test func aRefusedBlockCostsWhatTheLinkNeeds() async throws {
+        let bench = try await Bench(scenario: ["firmware-nak=2"])
+        let update = Task { try await bench.update().result.get() }
+        // After block 2's NAK, the sender's quiet: due exactly 100 ms on (1 s before).
+        try await bench.clock.waitForSleepers(
+            dueNoSoonerThan: .milliseconds(100), dueWithin: .milliseconds(100), within: WaitBound.inProcess)
+        let report = try await bench.stepping(through: .seconds(1)) { try await update.value }
+        #expect(report.resentBlocks == 1)
+        #expect(report.version == "2.5.0")
+    }
+
     /// A reader whose microcontroller reads the update through a 512-byte UART buffer at
     /// 115,200 baud (`firmware-uart`): the in-process link delivers a whole 1 KiB block at
     /// once, so the buffer overflows on every one; after two failed attempts the sender
