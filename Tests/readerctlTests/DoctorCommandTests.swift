@@ -35,7 +35,7 @@ struct DoctorCommandTests {
         }
         #expect(Self.line("adapter", in: output)?.hasSuffix("needs system bus") == true)
         #expect(Self.line("reader found", in: output) == nil, "reader checks need --reader")
-        #expect(output.hasSuffix("1 of 10 checks failed (system bus), 8 skipped: see the fix under each FAIL.\n"))
+        #expect(output.hasSuffix("1 of 11 checks failed (system bus), 9 skipped: see the fix under each FAIL.\n"))
     }
 
     @Test func jsonHasEveryCheckWithItsStatusAndFix() async throws {
@@ -46,10 +46,10 @@ struct DoctorCommandTests {
         #expect(report.ok == false)
         #expect(report.checks.map(\.check) == [
             "libdbus", "system bus", "bluetoothd", "bus policy", "BlueZ version", "adapter", "powered", "rfkill", "LE",
-            "discovery", "reader found", "connected", "reader service", "TX characteristic", "RX characteristic",
+            "LE links", "discovery", "reader found", "connected", "reader service", "TX characteristic", "RX characteristic",
             "link security", "notifications", "GET INFO",
         ])
-        #expect(report.checks.map(\.status) == ["ok", "FAIL"] + Array(repeating: "skipped", count: 16))
+        #expect(report.checks.map(\.status) == ["ok", "FAIL"] + Array(repeating: "skipped", count: 17))
         #expect(report.checks[1].fix?.hasPrefix("is dbus running?") == true)
         #expect(report.checks[1].milliseconds != nil)
         #expect(report.checks[2].milliseconds == nil)
@@ -110,6 +110,33 @@ struct DoctorCommandTests {
         #expect(Self.line("rfkill", in: output) != nil)
         Self.expect("discovery", "skipped", in: output)
         #expect(Self.line("discovery", in: output)?.hasSuffix("needs powered") == true)
+    }
+
+    /// The devices each adapter holds connected, counted per adapter, with a warning (and
+    /// its fix) at `--le-link-limit`: here hci0 holds 3 at a limit of 3, hci1 one.
+    @Test func theLinksEachAdapterHoldsAreCountedAndWarnedOfAtTheLimit() async throws {
+        let output = try await Self.doctor(["--adapter", "hci1", "--le-link-limit", "3"]) { fake in
+            try fake.addAdapter("hci0", powered: true)
+            try fake.addAdapter("hci1", powered: false)
+            for (adapter, index, connected) in [("hci0", 1, true), ("hci0", 2, true), ("hci0", 3, true), ("hci0", 4, false), ("hci1", 5, true)] {
+                let address = "00:AA:02:00:00:0\(index)"
+                try fake.connection.export(
+                    DBusObjectPath("/org/bluez/\(adapter)/dev_\(address.replacingOccurrences(of: ":", with: "_"))"),
+                    interfaces: [
+                        DBusInterface("org.bluez.Device1", properties: [
+                            DBusProperty("Address", value: .string(address)),
+                            DBusProperty("Name", value: .string("VPOS3356-000\(index)")),
+                            DBusProperty("Adapter", value: .objectPath(DBusObjectPath("/org/bluez/\(adapter)"))),
+                            DBusProperty("Connected", value: .bool(connected)),
+                        ])
+                    ])
+            }
+        }
+        Self.expect("LE links", "WARN", in: output)
+        let line = Self.line("LE links", in: output) ?? ""
+        #expect(line.contains("hci0: 3 (VPOS3356-0001, VPOS3356-0002, VPOS3356-0003); hci1: 1 (VPOS3356-0005)"), "\(line)")
+        #expect(line.contains("warns at 3 per adapter (an assumption"))
+        #expect(output.contains("fix: hci0 holds 3 or more links: a further reader may fail to connect"))
     }
 
     /// Runs `readerctl doctor` with a private dbus-daemon as its system bus (its policy

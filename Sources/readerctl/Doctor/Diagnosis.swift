@@ -8,6 +8,8 @@ struct Diagnosis: Sendable {
     var reader: String?
     var scanTimeout: Duration
     var connectTimeout: Duration
+    /// How many LE links an adapter may hold before `LE links` warns.
+    var leLinkLimit: Int
 
     /// The checks this run reports: the stack's, and the reader's with `--reader`.
     var steps: [DoctorStep] {
@@ -33,6 +35,7 @@ struct Diagnosis: Sendable {
         let powered = await report.check(.powered, { StackChecks.powered(adapter) }) != nil
         let unblocked = await report.check(.rfkill, { StackChecks.rfkill(adapter) }) != nil
         let lowEnergy = await report.check(.lowEnergy, { StackChecks.lowEnergy(adapter) }) != nil
+        _ = await report.check(.leLinks, { await StackChecks.leLinks(on: adapters, limit: leLinkLimit) })
         guard powered, unblocked, lowEnergy, !Task.isCancelled else { return }
         let filter = reader.map(DiscoveryFilter.init(nameOrAddress:))
         guard let (devices, seenAfter) = await report.check(.discovery, {

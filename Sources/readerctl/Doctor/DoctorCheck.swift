@@ -1,8 +1,10 @@
 /// One line of `readerctl doctor`: a check, what it found, how long it took and, when it
-/// failed, the fix.
+/// failed or warns, the fix.
 struct DoctorCheck: Sendable, Encodable {
     enum Status: String, Sendable, Encodable {
         case ok
+        /// It holds, but something is near a limit: the line says which, the fix what to do.
+        case warn = "WARN"
         case fail = "FAIL"
         case skipped
     }
@@ -27,7 +29,7 @@ struct DoctorCheck: Sendable, Encodable {
 }
 
 /// The checks, in the order they run: each needs the ones before it, except that
-/// `rfkill` and `LE` run even when `powered` failed (they may say why).
+/// `rfkill`, `LE` and `LE links` run even when `powered` failed (they may say why).
 enum DoctorStep: String, CaseIterable, Sendable {
     case library = "libdbus"
     case systemBus = "system bus"
@@ -38,6 +40,7 @@ enum DoctorStep: String, CaseIterable, Sendable {
     case powered
     case rfkill
     case lowEnergy = "LE"
+    case leLinks = "LE links"
     case discovery
     case readerFound = "reader found"
     case connected
@@ -54,9 +57,10 @@ enum DoctorStep: String, CaseIterable, Sendable {
     ]
 }
 
-/// What a check's work concluded: it holds (and what was found), or it does not (what
-/// was found instead, and the fix).
+/// What a check's work concluded: it holds (and what was found), holds with a warning
+/// (what was found, and the fix), or does not hold (what was found instead, and the fix).
 enum DoctorFinding<Value> {
     case holds(Value, String)
+    case warns(Value, String, fix: String)
     case fails(String, fix: String?)
 }

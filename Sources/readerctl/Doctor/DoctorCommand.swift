@@ -11,14 +11,15 @@ struct DoctorCommand: AsyncParsableCommand {
             system bus reachable, bluetoothd running (org.bluez on the bus; its process and \
             version), the bus's policy letting you talk to bluetoothd (a GetManagedObjects \
             call), an adapter present, powered, not blocked by rfkill, able to act as an LE \
-            central, and an LE discovery seeing advertisements. With --reader it goes on: the \
+            central, the links each adapter holds (a warning at --le-link-limit), and an LE \
+            discovery seeing advertisements. With --reader it goes on: the \
             reader found, connected, its data service, TX and RX characteristics and their \
             flags, notifications enabled, GET INFO answered.
 
-            Each check prints one line (ok, FAIL or skipped, what it found, how long it took) \
-            and under a FAIL the fix (the same hint every readerctl command and the library's \
-            errors give). A check that needs a failed one is skipped. The exit status is 0 \
-            only when every check holds, 10 otherwise.
+            Each check prints one line (ok, WARN, FAIL or skipped, what it found, how long it \
+            took) and under a FAIL or WARN the fix (the same hint every readerctl command and \
+            the library's errors give). A check that needs a failed one is skipped. The exit \
+            status is 0 when every check holds (a warning holds), 10 otherwise.
 
             \(ExitStatus.help([.doctorFailed, .cancelled]))
             """)
@@ -39,6 +40,11 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("With --reader: seconds to connect and resolve its services.", valueName: "seconds"))
     var connectTimeout = Seconds(15)
 
+    @Option(help: ArgumentHelp(
+        "Warn when an adapter holds this many connected devices: controllers hold about 5 to 7 LE links, a figure neither BlueZ nor the kernel reports, so this is an assumption.",
+        valueName: "count"))
+    var leLinkLimit = 5
+
     @Flag(help: "Print one JSON object: {\"ok\": ..., \"checks\": [{\"check\", \"status\", \"found\", \"fix\", \"milliseconds\"}, ...]}.")
     var json = false
 
@@ -46,12 +52,15 @@ struct DoctorCommand: AsyncParsableCommand {
         try ReaderNameCheck.check(reader)
         try OptionBounds.checkConnect(timeout: scanTimeout, option: "--scan-timeout")
         try OptionBounds.checkConnect(timeout: connectTimeout)
+        guard (1...64).contains(leLinkLimit) else {
+            throw ValidationError("--le-link-limit must be 1 to 64 (controllers hold about 5 to 7 LE links)")
+        }
     }
 
     func run() async throws {
         let diagnosis = Diagnosis(
             adapter: adapter, reader: reader, scanTimeout: scanTimeout.duration,
-            connectTimeout: connectTimeout.duration)
+            connectTimeout: connectTimeout.duration, leLinkLimit: leLinkLimit)
         let json = json
         try await CommandRun.perform { () throws(DoctorVerdict) in
             let report = DoctorReport(json: json)

@@ -26,6 +26,9 @@ final class DoctorReport {
         case .holds(let value, let found):
             record(DoctorCheck(check: name, status: .ok, found: found, milliseconds: milliseconds))
             return value
+        case .warns(let value, let found, let fix):
+            record(DoctorCheck(check: name, status: .warn, found: found, fix: fix, milliseconds: milliseconds))
+            return value
         case .fails(let found, let fix):
             record(DoctorCheck(check: name, status: .fail, found: found, fix: fix, milliseconds: milliseconds))
             return nil
@@ -41,8 +44,8 @@ final class DoctorReport {
         }
     }
 
-    /// Whether every check held.
-    var allHold: Bool { checks.allSatisfy { $0.status == .ok } }
+    /// Whether every check held (a warning holds).
+    var allHold: Bool { checks.allSatisfy { $0.status == .ok || $0.status == .warn } }
 
     /// The closing line (text), or the whole report (JSON).
     func finish(readerChecked: Bool) {
@@ -51,8 +54,10 @@ final class DoctorReport {
         } else {
             let failed = checks.filter { $0.status == .fail }.map(\.check)
             let skipped = checks.count { $0.status == .skipped }
+            let warned = checks.filter { $0.status == .warn }.map(\.check)
+            let warnings = warned.isEmpty ? "" : " (\(warned.joined(separator: ", ")) with a warning: see its fix)"
             if failed.isEmpty {
-                print("All \(checks.count) checks hold: " + (readerChecked
+                print("All \(checks.count) checks hold\(warnings): " + (readerChecked
                     ? "the reader can be used."
                     : "this machine can reach Bluetooth LE readers (--reader NAME checks one)."))
             } else {

@@ -126,6 +126,38 @@ enum StackChecks {
         }
     }
 
+    /// The devices each adapter holds connected now, judged against `limit`.
+    static func leLinks(on adapters: [BluetoothAdapter], limit: Int) async -> DoctorFinding<Void> {
+        var connected: [(adapter: String, devices: [String])] = []
+        for adapter in adapters {
+            do throws(BluetoothError) {
+                let devices = try await adapter.knownDevices().filter(\.isConnected)
+                connected.append((adapter.name, devices.map { $0.name ?? $0.address }.sorted()))
+            } catch {
+                return failure(error)
+            }
+        }
+        return leLinks(connected, limit: limit)
+    }
+
+    /// `connected`'s count per adapter; a warning for each adapter at `limit` or over. A
+    /// controller's limit is an assumption: neither BlueZ 5.66 nor the kernel reports it.
+    static func leLinks(_ connected: [(adapter: String, devices: [String])], limit: Int) -> DoctorFinding<Void> {
+        let counts = connected.map { entry in
+            entry.devices.isEmpty
+                ? "\(entry.adapter): none" : "\(entry.adapter): \(entry.devices.count) (\(entry.devices.joined(separator: ", ")))"
+        }
+        let found = counts.joined(separator: "; ")
+            + "; warns at \(limit) per adapter (an assumption: controllers hold about 5 to 7 LE links, and neither BlueZ nor the kernel reports the figure)"
+        let full = connected.filter { $0.devices.count >= limit }
+        guard !full.isEmpty else { return .holds((), found) }
+        let names = full.map(\.adapter).joined(separator: ", ")
+        return .warns(
+            (), found,
+            fix: "\(names) \(full.count == 1 ? "holds" : "hold") \(limit) or more links: a further reader may fail to connect "
+                + "(le-connection-abort-by-local); put it on another adapter (--adapter), or raise --le-link-limit if this controller holds more")
+    }
+
     /// An LE discovery of `duration` on `adapter` (ended early once `reader` is seen);
     /// the devices seen advertising, and when the reader was first seen.
     static func discovery(
