@@ -45,6 +45,10 @@ public struct BlueZReaderConnector: ReaderConnector {
     public var clock: any Clock<Duration>
     /// The address the last connect found, shared by the connector's copies.
     private let found = Locked<String?>(nil)
+    /// The address of the adapter the last connect used, shared likewise: an adapter that
+    /// goes and comes back (a USB controller replugged, a controller reset) may return
+    /// under another `hciN`, and the reader's bond is with that adapter's address.
+    private let foundOn = Locked<String?>(nil)
 
     /// A connector to the reader named or addressed by `reader`; nothing happens until
     /// ``connect()``. `maximumMTU` is clamped to 23…247.
@@ -77,7 +81,9 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// Opens its own D-Bus connection, finds the reader within ``timeout``, connects
     /// (``connectAttempts`` attempts in all when BlueZ aborts one), decides the link's
     /// security (`LinkSecurityPolicy`) and binds TX and RX; closing the link closes that
-    /// D-Bus connection.
+    /// D-Bus connection. Once connected, later connects go to the same reader on the same
+    /// adapter, found by their addresses: straight to the device while BlueZ knows it, and
+    /// to the adapter under whatever name it has when it comes back.
     public func connect() async throws(LinkError) -> any ReaderLink {
         let session: BluetoothSession
         do throws(BluetoothError) {
@@ -90,7 +96,7 @@ public struct BlueZReaderConnector: ReaderConnector {
             let adapter: BluetoothAdapter
             let found: BluetoothDeviceInfo
             do throws(BluetoothError) {
-                adapter = try await session.adapter(named: self.adapter)
+                adapter = try await session.adapter(named: foundOn.withLock { $0 } ?? self.adapter)
                 if let known = try await known(on: adapter) {
                     found = known
                 } else {
@@ -100,6 +106,7 @@ public struct BlueZReaderConnector: ReaderConnector {
                 throw LinkError(error)
             }
             self.found.withLock { $0 = found.address }
+            foundOn.withLock { $0 = adapter.address }
             return try await Self.openLink(
                 to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
                 maximumMTU: maximumMTU, ownsSession: true, logger: logger)
