@@ -74,13 +74,15 @@ struct LaneBench {
         try await control.waitUntilHostHasHandled(notifications: sent)
         let reader = reader
         let quiet = Task { await reader.waitUntilQuiet() }
-        let alarm = Task {
-            try? await Task.sleep(for: WaitBound.inProcess)
+        let alarm = Task { () -> Bool in
+            // Cancelled once the reader is quiet: then it does nothing.
+            guard (try? await Task.sleep(for: WaitBound.inProcess)) != nil else { return false }
             quiet.cancel()
+            return true
         }
         await quiet.value
         alarm.cancel()
-        if quiet.isCancelled { throw ScriptedReader.Timeout(what: "the reader quiet (\(await reader.notQuietBecause))") }
+        if await alarm.value { throw ScriptedReader.Timeout(what: "the reader quiet (\(await reader.notQuietBecause))") }
         let emulator = emulator
         try await control.waitUntilHostIsNotWriting { await emulator.isTakingABlockFromTheHost }
     }
@@ -110,7 +112,7 @@ struct LaneBench {
             return nil
         }
         let alarm = Task {
-            try? await Task.sleep(for: WaitBound.inProcess)
+            guard (try? await Task.sleep(for: WaitBound.inProcess)) != nil else { return }
             found.cancel()
         }
         defer { alarm.cancel() }
