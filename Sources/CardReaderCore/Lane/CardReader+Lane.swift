@@ -11,6 +11,12 @@ extension CardReader {
     /// far less than the rest.
     static let dropTimingTolerance = Duration.seconds(2)
 
+    /// How late after the end of the idle time a drop still counts as the idle rule: the
+    /// reader's drop reaches this host through its controller and bluetoothd, up to a
+    /// supervision timeout late when the terminate is lost (measured about 2 s through
+    /// bluetoothd between two virtual controllers).
+    static let idleDropLateness = Duration.seconds(6)
+
     // MARK: - Keep-alive
 
     /// The link carried a command, an answer, or opened: the keep-alive is due one interval
@@ -84,9 +90,12 @@ extension CardReader {
             lane.resetAt.map { (.dailyReset, $0) }, idleEnds.map { (.idle, $0) },
         ].compactMap(\.self)
         // The reset may come late (the reader's countdown is in whole seconds, its restart
-        // takes its time); the idle rule comes at its time.
+        // takes its time); the idle rule comes at its time, its drop up to a supervision
+        // timeout late.
         let matching = candidates.filter {
-            $0.0 == .dailyReset ? now >= $0.1 - Self.dropTimingTolerance : Self.distance(now, $0.1) <= Self.dropTimingTolerance
+            $0.0 == .dailyReset
+                ? now >= $0.1 - Self.dropTimingTolerance
+                : now >= $0.1 - Self.dropTimingTolerance && now <= $0.1 + Self.idleDropLateness
         }
         let nearest = matching.min { Self.distance(now, $0.1) < Self.distance(now, $1.1) }
         return DisconnectReason(nearest?.0 ?? .readerGone, link: link)

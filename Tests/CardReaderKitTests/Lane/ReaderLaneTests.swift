@@ -46,6 +46,17 @@ struct ReaderLaneTests {
         #expect(try await bench.reader.readMagneticStripe().track2.track != nil)
     }
 
+    /// A reader's idle drop can reach the host late (a lost terminate costs a supervision
+    /// timeout; through bluetoothd it was measured about 2 s late): one 4 s after the idle
+    /// time is still named `idle`; one 10 s after is not.
+    @Test(arguments: [(304, DisconnectReason.Code.idle), (310, .readerGone)])
+    func anIdleDropThatArrivesLateIsStillIdle(readerIdleSeconds: Int, expected: DisconnectReason.Code) async throws {
+        let bench = try await LaneBench(scenario: ["idle-timeout=\(readerIdleSeconds)"], configuration: LaneBench.lane(keepAlive: nil))
+        try await bench.pass(to: .seconds(readerIdleSeconds))
+        let status = try await bench.waitForStatus { $0.lastDisconnect != nil }
+        #expect(status.lastDisconnect?.code == expected)
+    }
+
     /// A drop in the middle of a command is not the idle rule: the reader went away.
     @Test func aDropMidCommandIsTheReaderGone() async throws {
         let bench = try await LaneBench(scenario: ["drop-before-answer=1"])
