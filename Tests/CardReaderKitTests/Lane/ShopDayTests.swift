@@ -1,6 +1,7 @@
 import CardReaderKit
 import CardReaderKitTesting
 import ReaderProtocol
+import TestEnvironment
 import Testing
 
 /// A shop day, 08:00 to 20:00, in well under a second: one emulated lane on one
@@ -37,7 +38,7 @@ struct ShopDayTests {
     /// The transactions' times: 300 drawn uniformly over 08:05–12:00 and 13:00–18:50, and two
     /// inside the reset's warning (14:29:40, 14:29:58).
     static func transactionTimes() -> [Duration] {
-        var random = SplitMix64(seed: 20_261_128)
+        var random = SeededGenerator(seed: 20_261_128)
         let morning = time(8, 5)..<time(12, 0)
         let afternoon = time(13, 0)..<time(18, 50)
         let morningShare = Double((morning.upperBound - morning.lowerBound) / .seconds(1))
@@ -164,20 +165,5 @@ struct ShopDayTests {
         #expect(reasons.isSubset(of: [.firmwareRestart, .dailyReset, .host]), "\(dropLog)")
         #expect(reasons.contains(.dailyReset))
         #expect(reasons.contains(.firmwareRestart))
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that the day is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

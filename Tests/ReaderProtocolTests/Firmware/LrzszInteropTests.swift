@@ -2,6 +2,7 @@
 import ChildProcessSupport
 import Foundation
 import ReaderProtocol
+import TestEnvironment
 import Testing
 
 /// lrzsz's YModem receiver.

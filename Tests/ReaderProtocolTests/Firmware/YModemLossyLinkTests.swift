@@ -1,4 +1,5 @@
 import ReaderProtocol
+import TestEnvironment
 import Testing
 
 /// The sender against the receiver over a simulated link that loses and damages what the

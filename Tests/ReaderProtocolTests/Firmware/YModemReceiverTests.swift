@@ -1,4 +1,5 @@
 import ReaderProtocol
+import TestEnvironment
 import Testing
 
 /// The YModem-1K receiver as the reader documentation §7.2 describes the reader's side:

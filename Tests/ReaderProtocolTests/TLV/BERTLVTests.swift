@@ -1,3 +1,4 @@
+import TestEnvironment
 import Testing
 @testable import ReaderProtocol
 

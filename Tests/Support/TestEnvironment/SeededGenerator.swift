@@ -1,13 +1,13 @@
 /// SplitMix64: a small, fast, seedable generator so property tests are reproducible.
 /// A failing case names its seed; re-running with that seed replays it exactly.
-struct SeededGenerator: RandomNumberGenerator {
+package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,7 +15,7 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    mutating func bytes(count: Int) -> [UInt8] {
+    package mutating func bytes(count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
 }
