@@ -125,7 +125,7 @@ let package = Package(
         // Stepping a ManualClock through the timings of the code under test, never through a
         // deadline it does not exercise; how long a test waits for in-process work.
         .target(
-            name: "ManualClockSteps", dependencies: ["CardReaderKitTesting"], path: "Tests/Support/ManualClockSteps",
+            name: "ManualClockSteps", dependencies: ["CardReaderKitTesting", "Locking"], path: "Tests/Support/ManualClockSteps",
             swiftSettings: strictImports),
         // A private dbus-daemon and a fake bluetoothd on it, for the D-Bus, BlueZ and readerctl tests.
         .target(

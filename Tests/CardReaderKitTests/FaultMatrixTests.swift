@@ -222,7 +222,7 @@ struct FaultMatrixTests {
             // before it is written); once the host has handled all the reader sent,
             // exactly the deadline + 100 ms passes: the outcome must be there.
             try await control.waitForWrites(writesBefore + (try cell.operation.firstCommandPackets()))
-            try await control.waitUntilHostHasHandled(notifications: await emulator.notificationsSent)
+            try await control.waitUntilHostHasHandled(await emulator.sentOnLatestConnection)
             clock.advance(by: cell.operation.deadline + .milliseconds(100))
             Self.check(await operation.result, expected, cell)
         } else {

@@ -89,6 +89,7 @@ extension CardReader {
         }
         let transferDuration = timing.elapsed() - transferStarted
         let accepted = if case .success = outcome { true } else { false }
+        judgeDropDuringTransfer(accepted: accepted)
         await run(change { $0.transferEnded(accepted: accepted) })
         let sender: YModemSender
         switch outcome {

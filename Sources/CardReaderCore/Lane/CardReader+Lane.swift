@@ -68,6 +68,12 @@ extension CardReader {
         switch machine.mode {
         case .awaitingRestart, .confirmingRestart:
             reason = DisconnectReason(.firmwareRestart, link: link)
+        case .firmwareTransfer:
+            // The reader restarts as soon as it has verified the image, and its drop can come
+            // before this host has read the last acknowledgement: the transfer's end decides.
+            lane.dropDuringTransfer = link
+            clearAnnouncedReset()
+            return
         default:
             reason = inferredReason(for: link, at: now)
         }
@@ -78,6 +84,36 @@ extension CardReader {
         clearAnnouncedReset()
         lane.lastDisconnect = reason
         logger.notice("link ended", metadata: ["reason": "\(reason.code)", "link": "\(link)"])
+    }
+
+    /// The firmware transfer ended, the reader having accepted the image or not
+    /// (`accepted`): a drop during it was the reader's restart, or the reader going away.
+    func judgeDropDuringTransfer(accepted: Bool) {
+        guard let link = lane.dropDuringTransfer else { return }
+        lane.dropDuringTransfer = nil
+        if accepted {
+            lane.lastDisconnect = DisconnectReason(.firmwareRestart, link: link)
+        } else if let refusal = DisconnectReason(refusal: link) {
+            lane.lastDisconnect = refusal
+        } else {
+            lane.lastDisconnect = DisconnectReason(link.isHostBluetoothLoss ? .bluetoothUnavailable : .readerGone, link: link)
+        }
+        logger.notice("link ended", metadata: ["reason": "\(lane.lastDisconnect?.code.rawValue ?? "")", "link": "\(link)"])
+    }
+
+    /// The first attempt after a drop found this host's Bluetooth gone (bluetoothd, the
+    /// bus, the adapter): the drop was that, whatever it looked like. bluetoothd reports
+    /// its devices disconnected before it stops, so the drop itself reads as the reader's;
+    /// a reader that reset or went away at that very moment is back when Bluetooth is.
+    func reviseDropReason(afterFirstAttemptFailed error: CardReaderError) {
+        guard let link = error.link, link.isHostBluetoothLoss, let dropped = lane.lastDisconnect,
+            dropped.code != .bluetoothUnavailable, dropped.code != .host
+        else { return }
+        lane.lastDisconnect = DisconnectReason(.bluetoothUnavailable, link: link)
+        lane.resetting = false
+        timeline.cancel(.resetSilenceOver)
+        logger.notice("the drop was Bluetooth going away", metadata: ["was taken for": "\(dropped.code)", "link": "\(link)"])
+        publishStatus()
     }
 
     private func inferredReason(for link: LinkError, at now: Duration) -> DisconnectReason {

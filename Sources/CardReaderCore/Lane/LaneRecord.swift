@@ -16,6 +16,9 @@ struct LaneRecord {
     var batteryServiceLink: UInt64?
     var firmwareVersion: String?
     var lastDisconnect: DisconnectReason?
+    /// The link dropped during a firmware transfer, with what it said: the transfer's end
+    /// says whether that was the reader's restart on the image it had accepted.
+    var dropDuringTransfer: LinkError?
     /// The firmware update running, as it last reported.
     var update: FirmwareUpdateProgress?
     /// When the link last carried a command that is not a keep-alive (elapsed time): what

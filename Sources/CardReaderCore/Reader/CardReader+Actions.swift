@@ -47,10 +47,19 @@ extension CardReader {
         case .sendCancel, .closeLink:
             break  // run(_:) awaits these
         case .complete(let id, let result):
-            // GET INFO's battery and version go into the status here, in the order the
-            // reader sent them, not when the caller resumes.
-            if case .success(let response) = result, case .info(let info) = response.body { recordInfo(info) }
-            answerWaiters.removeValue(forKey: id)?.resume(returning: result)
+            // The answer's time, GET INFO's battery and version, and the status go into the
+            // reader's record here, in the order the reader sent them, not when the caller
+            // resumes: the link carried the answer now, and the reader's idle time counts
+            // from its last command, not from this host's scheduling.
+            if case .success(let response) = result {
+                noteActivity()
+                if case .info(let info) = response.body { recordInfo(info) }
+            }
+            if let waiter = answerWaiters.removeValue(forKey: id) {
+                answersDelivered.insert(id)
+                waiter.resume(returning: result)
+            }
+            publishStatus()
             resumeQuietWaitersIfQuiet()
         case .settleCancels(let id, let settled):
             settleWaiters.removeValue(forKey: id)?.resume(returning: settled)

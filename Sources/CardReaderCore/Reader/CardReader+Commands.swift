@@ -62,8 +62,8 @@ extension CardReader {
         } onCancel: {
             Task { await self.cancelRequested(id) }
         }
-        noteActivity()
-        publishStatus()
+        answersDelivered.remove(id)
+        defer { resumeQuietWaitersIfQuiet() }
         let outcome: String =
             switch result {
             case .success(let response) where response.status == .success: "success"
@@ -74,7 +74,7 @@ extension CardReader {
         return try result.get()
     }
 
-    /// Returns once no command waits for its answer, no timer of the reader's is due and
+    /// Returns once no command waits for its answer or has yet to take it, no timer of the reader's is due and
     /// not yet acted on, no task its timers started (a keep-alive, a scheduled update) is
     /// yet to take its first step, no link is being opened, no task of its own that slept
     /// on the clock (a reconnection's back-off) has woken without taking its next step, no
@@ -102,17 +102,21 @@ extension CardReader {
         quietWaiters.removeValue(forKey: id)?.resume()
     }
 
-    /// How long until the reader's earliest timer is due, if one is scheduled: with
-    /// ``waitUntilQuiet()``, what lets a test step a manual clock from one of the reader's
-    /// timers to the next even before the task that sleeps for it is asleep again.
-    package var timeUntilNextTimer: Duration? { timeline.earliestDeadline.map { $0 - timing.elapsed() } }
+    /// How long until the reader's earliest timer is due, or one of its own tasks wakes (a
+    /// reconnection's back-off), if any: with ``waitUntilQuiet()``, what lets a test step a
+    /// manual clock from one of the reader's timers to the next even before the task that
+    /// sleeps for it is asleep.
+    package var timeUntilNextTimer: Duration? {
+        [timeline.earliestDeadline, sleepingTasks.values.min()].compactMap(\.self).min().map { $0 - timing.elapsed() }
+    }
 
     private var isQuiet: Bool {
         let transferring = lane.update.map { [.entering, .transferring, .verifying].contains($0.phase) } ?? false
         let now = timing.elapsed()
         // A frame that has started to arrive has the rest of its notifications on the way.
         let frameArriving = timeline.deadline(of: .incompleteFrameQuiet) != nil
-        return answerWaiters.isEmpty && workStarting == 0 && linkOpening == nil && !transferring && !frameArriving
+        return answerWaiters.isEmpty && answersDelivered.isEmpty && workStarting == 0 && linkOpening == nil
+            && !transferring && !frameArriving
             && !timeline.hasDue(at: now) && !timeline.hasWakingSleeper(at: now) && !sleepingTasks.values.contains { $0 <= now }
     }
 
@@ -120,6 +124,7 @@ extension CardReader {
     package var notQuietBecause: String {
         let now = timing.elapsed()
         return "answers awaited \(answerWaiters.count), work starting \(workStarting), opening a link \(linkOpening != nil), "
+            + "answers not yet taken \(answersDelivered.count), "
             + "update \(String(describing: lane.update?.phase)), frame arriving \(timeline.deadline(of: .incompleteFrameQuiet) != nil), "
             + "timer due \(timeline.hasDue(at: now)), timer waking \(timeline.hasWakingSleeper(at: now)), "
             + "tasks woken \(sleepingTasks.values.filter { $0 <= now }), now \(now)"

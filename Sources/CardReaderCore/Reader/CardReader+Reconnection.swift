@@ -35,8 +35,9 @@ extension CardReader {
             case .refused(let link):
                 await stopReconnecting(refusedBy: link)
                 return
-            case .failed:
+            case .failed(let error):
                 if Task.isCancelled { return }
+                if attempt == 1 { reviseDropReason(afterFirstAttemptFailed: error) }
                 attempt += 1
             }
         }
@@ -53,20 +54,20 @@ extension CardReader {
 
     enum ReconnectionAttempt {
         case reconnected
-        case failed
+        case failed(CardReaderError)
         /// The reader refused this host's bond, or this host holds none: no attempt helps.
         case refused(LinkError)
     }
 
     func tryReconnecting(within limit: Duration) async -> ReconnectionAttempt {
-        guard machine.reconnectingAfter != nil else { return .failed }
+        guard machine.reconnectingAfter != nil else { return .failed(.notConnected) }
         switch await attemptLink(within: limit, for: .reconnect) {
         case .success:
             return .reconnected
         case .failure(let error):
             logger.notice("reconnection attempt failed: \(error)")
             if let link = error.link, DisconnectReason(refusal: link) != nil { return .refused(link) }
-            return .failed
+            return .failed(error)
         }
     }
 

@@ -134,6 +134,9 @@ public actor CardReader {
     /// Callers suspended until the machine decides, by id: a command for its answer, a
     /// command for earlier CANCELs' answers, a command for the reconnection.
     var answerWaiters: [UInt64: CheckedContinuation<Result<ReaderResponse, CardReaderError>, Never>] = [:]
+    /// Commands whose outcome has been handed to their caller, who has yet to take it (and
+    /// let go of the command gate), by id.
+    var answersDelivered: Set<UInt64> = []
     var settleWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     /// Callers of ``waitUntilQuiet()``, by id.
     var quietWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]

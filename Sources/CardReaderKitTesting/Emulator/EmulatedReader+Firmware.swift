@@ -239,7 +239,7 @@ extension EmulatedReader {
         while start < bytes.count {
             let end = min(start + connection.maximumNotificationLength, bytes.count)
             connection.continuation.yield(.notification(Array(bytes[start..<end])))
-            notificationsSent += 1
+            sentOnLatestConnection.items += 1
             start = end
         }
     }

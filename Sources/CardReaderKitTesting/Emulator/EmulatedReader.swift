@@ -105,9 +105,19 @@ public actor EmulatedReader {
     var apduCount = 0
     var responseCount = 0
     var writeCount = 0
-    /// How many TX notifications the reader has sent over its life (all connections): a
-    /// test that has seen the host take this many knows nothing is on its way.
-    public internal(set) var notificationsSent = 0
+    /// What the reader has sent on one connection: its TX notifications, and the drop if
+    /// the reader dropped it.
+    public struct Outbound: Sendable, Hashable {
+        /// The connection (``Connection/id``); 0 before the first.
+        public var connection: Int
+        /// Notifications, and the drop, in the order sent.
+        public var items: Int
+    }
+
+    /// What the reader sent on its latest connection (the one open, or the last to end): a
+    /// test that has seen the host take as many items from that connection, or close it,
+    /// knows nothing the reader sent is on its way.
+    public internal(set) var sentOnLatestConnection = Outbound(connection: 0, items: 0)
     /// Responses interrupted by a restart (`restart-mid-frame`), sent whole once it is over.
     var resentAfterRestart: [[UInt8]] = []
     /// How late the command being handled is answered (`late-answer`), if it is.
@@ -190,6 +200,7 @@ public actor EmulatedReader {
         let (stream, continuation) = AsyncStream.makeStream(of: LinkInbound.self)
         let (levels, levelContinuation) = AsyncStream.makeStream(of: UInt8.self, bufferingPolicy: .bufferingNewest(8))
         levelContinuation.yield(battery)
+        sentOnLatestConnection = Outbound(connection: connectionCount, items: 0)
         connection = ActiveConnection(
             id: connectionCount, continuation: continuation, battery: levelContinuation,
             maximumNotificationLength: maximumNotificationLength, isEncrypted: encrypted)
@@ -242,6 +253,17 @@ public actor EmulatedReader {
         for frame in frames where connection?.id == id {
             handle(frame)
         }
+    }
+
+    /// The link's notifications may now carry `length` bytes (18…244): a transport that
+    /// learns the ATT MTU after the connection began (bluetoothd reports it with each
+    /// write) says so. Ignored for a connection that has ended.
+    public func setNotificationLength(_ length: Int, connection id: Int) throws(LinkError) {
+        guard (18...244).contains(length) else {
+            throw LinkError(.invalidMTU, "notifications must carry 18…244 bytes (ATT MTU 23…247)")
+        }
+        guard connection?.id == id else { return }
+        connection?.maximumNotificationLength = length
     }
 
     /// The host disconnects. A waiting command is abandoned unanswered; a powered card is
@@ -369,6 +391,7 @@ public actor EmulatedReader {
             logger.debug("dropping the link", metadata: ["reason": "\(reason.code)"])
             lastDropCause = reason
             ended.continuation.yield(.dropped(LinkError(.remoteDisconnected, "the reader disconnected")))
+            sentOnLatestConnection.items += 1
         }
         ended.continuation.finish()
         ended.battery.finish()
@@ -441,7 +464,7 @@ public actor EmulatedReader {
         guard let connection else { return }
         for packet in emitter.notifications(forFrame: bytes, maximumLength: connection.maximumNotificationLength) {
             connection.continuation.yield(.notification(packet))
-            notificationsSent += 1
+            sentOnLatestConnection.items += 1
         }
     }
 }

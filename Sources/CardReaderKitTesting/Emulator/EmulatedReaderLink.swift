@@ -19,8 +19,10 @@ public actor EmulatedReaderLink: ReaderLink {
     /// Encrypted when opened as a host whose bond the reader accepted.
     public nonisolated let security: LinkSecurity
 
+    /// The emulated reader's connection this link is (``EmulatedReader/Connection/id``).
+    public nonisolated let connectionID: Int
+
     private let reader: EmulatedReader
-    private let connectionID: Int
     private var closed = false
 
     /// Connects to `reader` at ATT MTU `mtu` (23…247), encrypted with the bond `host` holds

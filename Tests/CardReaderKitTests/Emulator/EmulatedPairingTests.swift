@@ -51,7 +51,7 @@ import Testing
         let refused = await connectError(stranger)
         #expect(refused?.code == .notPaired)
         #expect(refused?.fix?.contains("pairing mode") == true)
-        #expect(await emulator.notificationsSent == 0)
+        #expect(await emulator.sentOnLatestConnection.connection == 0, "no connection was made")
 
         #expect(try await stranger.pair(PairingRequest()) == .paired(.justWorks))
         #expect(await stranger.holdsBond())

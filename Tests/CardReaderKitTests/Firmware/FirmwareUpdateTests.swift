@@ -40,9 +40,15 @@ struct FirmwareUpdateTests {
         let connector: EmulatedReaderConnector
         let control = ConnectorControl()
 
-        init(scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85, firmware: String = "2.4.1") async throws {
+        /// `disconnectDelay`: how long after verifying an image the emulated reader drops
+        /// the link; `connectPriority`: the priority of the task that connects, which the
+        /// link's inbound task inherits.
+        init(
+            scenario: [String] = [], mtu: Int = 23, battery: UInt8 = 85, firmware: String = "2.4.1",
+            disconnectDelay: Duration = Self.disconnectDelay, connectPriority: TaskPriority? = nil
+        ) async throws {
             var configuration = EmulatedReaderConfiguration(
-                firmwareDisconnectDelay: Self.disconnectDelay, firmwareRestartTime: Self.restartTime)
+                firmwareDisconnectDelay: disconnectDelay, firmwareRestartTime: Self.restartTime)
             configuration.info.batteryPercent = battery
             configuration.info.firmwareVersion = firmware
             emulator = EmulatedReader(
@@ -53,7 +59,8 @@ struct FirmwareUpdateTests {
             reader = CardReader(
                 connector: ControlledConnector(base: connector, control: control),
                 configuration: CardReader.Configuration(allowsUnencryptedLink: true), clock: clock)
-            try await reader.connect()
+            let reader = reader
+            try await Task(priority: connectPriority) { try await reader.connect() }.value
         }
 
         /// Runs `body` while the clock steps through the reader's restart after it verified
@@ -163,6 +170,21 @@ struct FirmwareUpdateTests {
         #expect(progress.last?.fractionCompleted == 1)
         try await bench.expectUsable(on: "2.5.0")
         #expect(await bench.reader.state == .connected)
+    }
+
+    /// A reader that drops the link the moment it has verified the image: its drop reaches
+    /// the host with its last acknowledgement, and can be handled before the update has
+    /// read that acknowledgement (here the link's task runs at a higher priority than the
+    /// update's). The drop is still the reader's restart, not the reader gone.
+    @Test func aRestartThatOvertakesTheLastAcknowledgementIsTheRestart() async throws {
+        let bench = try await Bench(mtu: 247, disconnectDelay: .zero, connectPriority: .high)
+        let reader = bench.reader
+        let image = Self.image
+        let report = try await bench.throughRestart {
+            try await Task(priority: .low) { try await reader.updateFirmware(image: image).run() }.value
+        }
+        #expect(report.version == "2.5.0")
+        #expect(await reader.status.lastDisconnect?.code == .firmwareRestart)
     }
 
     /// 300 KiB: block numbers wrap past 255 on the way.

@@ -51,14 +51,28 @@ struct LaneBench {
     /// done what the last one asked (``settle()``), so nothing overtakes a reaction and
     /// every timer comes due at its time.
     func pass(to target: Duration) async throws {
+        var standingStill = 0
         while clock.now.offset < target {
             let mark = clock.sleepsBegun
             try await settle()
-            let timers = [await emulator.timeUntilNextTimer, await reader.timeUntilNextTimer].compactMap(\.self)
-            let step = min(target - clock.now.offset, timers.min() ?? .seconds(86_400 * 365))
+            let step = min(target - clock.now.offset, await nextTimer() ?? .seconds(86_400 * 365))
+            let before = clock.now
             clock.advance(toNextSleeperWithin: step, orToHorizon: true, ifNoSleepBegunSince: mark)
+            // A step refused (a sleep began meanwhile) is taken again once that sleeper is
+            // seen; time that stands still for many steps is a timer that never gets done.
+            standingStill = clock.now == before ? standingStill + 1 : 0
+            if standingStill > 1000 {
+                throw ScriptedReader.Timeout(
+                    what: "time to move on from \(before) (next timer in \(String(describing: await nextTimer())), \(await reader.notQuietBecause))")
+            }
         }
         try await settle()
+    }
+
+    /// How long until the emulated reader's or the host's next timer is due, if one is set:
+    /// the farthest a step may go, even before the task that sleeps for it is asleep.
+    func nextTimer() async -> Duration? {
+        [await emulator.timeUntilNextTimer, await reader.timeUntilNextTimer].compactMap(\.self).min().map { max(.zero, $0) }
     }
 
     /// Waits until nothing the host started is on its way: the reader's notifications
@@ -70,8 +84,7 @@ struct LaneBench {
     /// the reader busy.
     func settle() async throws {
         await emulator.waitUntilQuiet()
-        let sent = await emulator.notificationsSent
-        try await control.waitUntilHostHasHandled(notifications: sent)
+        try await control.waitUntilHostHasHandled(await emulator.sentOnLatestConnection)
         let reader = reader
         let quiet = Task { await reader.waitUntilQuiet() }
         let alarm = Task { () -> Bool in
@@ -83,6 +96,9 @@ struct LaneBench {
         await quiet.value
         alarm.cancel()
         if await alarm.value { throw ScriptedReader.Timeout(what: "the reader quiet (\(await reader.notQuietBecause))") }
+        // A link the reader's quiet waited for (a reconnection) may have brought what the
+        // emulated reader sends at connection (a reset warning, a low battery).
+        try await control.waitUntilHostHasHandled(await emulator.sentOnLatestConnection)
         let emulator = emulator
         try await control.waitUntilHostIsNotWriting { await emulator.isTakingABlockFromTheHost }
     }
@@ -99,7 +115,7 @@ struct LaneBench {
     func stepping<Value: Sendable>(
         within horizon: Duration, _ body: @Sendable () async throws -> Value
     ) async rethrows -> Value {
-        let stepper = ClockStepper(clock, throughSleepsWithin: horizon) { try await settle() }
+        let stepper = ClockStepper(clock, throughSleepsWithin: horizon) { try await settle() } nextDue: { await nextTimer() }
         defer { stepper.stop() }
         return try await body()
     }

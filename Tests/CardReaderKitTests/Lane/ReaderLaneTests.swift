@@ -79,6 +79,43 @@ struct ReaderLaneTests {
         #expect(bench.now == .seconds(300) + .milliseconds(31_500) + .seconds(7 * 30))
     }
 
+    /// bluetoothd that stops reports its devices disconnected first: the drop looks like the
+    /// reader's (here, at its announced reset). The first attempt after it finds bluetoothd
+    /// gone, and the drop is named for that; the lane is back when bluetoothd is.
+    @Test func aDropWhoseFirstAttemptFindsBluetoothdGoneIsBluetoothUnavailable() async throws {
+        let bench = try await LaneBench(scenario: ["reset-after=100"], configuration: LaneBench.lane(keepAlive: nil))
+        let gone = LinkError(
+            LinkError.Code(rawValue: "bluetoothd-not-running"), "org.bluez is not on the system bus",
+            isHostBluetoothLoss: true)
+        await bench.control.refuse(next: 3, with: gone)
+        try await bench.pass(to: .seconds(100))
+        let named = try await bench.stepping(within: .seconds(1)) {
+            try await bench.waitForStatus { $0.lastDisconnect?.code == .bluetoothUnavailable }
+        }
+        #expect(named.lastDisconnect?.link?.code.rawValue == "bluetoothd-not-running")
+        #expect(named.link.name == "reconnecting", "not resetting: the reader is awaited with Bluetooth")
+        let back = try await bench.stepping(within: .seconds(30)) { try await bench.waitForStatus { $0.link == .ready } }
+        #expect(back.lastDisconnect?.code == .bluetoothUnavailable)
+        // The connection, three attempts finding bluetoothd gone (0.5, 1.5, 3.5 s after the
+        // drop), one the reader refuses in its 8 s of silence (7.5 s), and one that connects
+        // (15.5 s).
+        #expect(await bench.control.attempts == 6)
+    }
+
+    /// A later attempt that finds bluetoothd gone says nothing of the drop before it.
+    @Test func onlyTheFirstAttemptRevisesTheDropsReason() async throws {
+        let bench = try await LaneBench(configuration: LaneBench.lane(keepAlive: nil))
+        await bench.control.refuse(next: 1)
+        await bench.control.refuse(
+            next: 1, with: LinkError(LinkError.Code(rawValue: "bluetoothd-not-running"), "", isHostBluetoothLoss: true))
+        try await bench.pass(to: .seconds(300))
+        let back = try await bench.stepping(within: .seconds(30)) {
+            try await bench.waitForStatus { $0.link == .ready && $0.lastDisconnect != nil }
+        }
+        #expect(back.lastDisconnect?.code == .idle)
+        #expect(await bench.control.attempts == 4)
+    }
+
     /// A reader that forgot this host refuses its bond: no attempt can help (it needs
     /// pairing mode, and a person), so the lane stops at `lost`, with the fix.
     @Test func aReaderThatForgotThisHostIsLostWithItsFixAndNotRetried() async throws {

@@ -1,5 +1,6 @@
 import BLETransport
 import CardReaderKit
+import CardReaderKitTesting
 import ManualClockSteps
 
 /// What a test decides about connection attempts: it counts them, can refuse the next
@@ -9,22 +10,28 @@ import ManualClockSteps
 actor ConnectorControl {
     private(set) var attempts = 0
     private(set) var writes = 0
-    /// Notifications the host has taken from its links' inbound streams.
-    private(set) var notificationsTaken = 0
-    /// Whether the host is waiting for the next inbound item, having handled the last.
+    /// The emulated reader's connection of the link the host has open; nil when it has
+    /// none (it took the link's end, or closed it): then nothing is on its way to it.
+    private var openConnection: Int?
+    /// Items (notifications, and the drop) the host has taken from the open link.
+    private var takenOnOpenLink = 0
+    /// Whether the host is waiting for the open link's next item, having handled the last.
     private var hostWaiting = false
-    /// Whether the host's link is down (it took the link's end, or closed it) and no other
-    /// has opened since: nothing is on its way to the host.
-    private var linkDown = true
-    private var refusalsLeft = 0
+    /// What the next attempts throw, in turn: each refused.
+    private var refusals: [LinkError] = []
     private var holding = false
     private var held: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     private var nextHold: UInt64 = 0
     /// Waits for more attempts or writes.
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Refuses the next `count` attempts.
-    func refuse(next count: Int) { refusalsLeft = count }
+    /// Refuses `count` more attempts, after those already to be refused, each with `error`.
+    func refuse(
+        next count: Int,
+        with error: LinkError = LinkError(LinkError.Code(rawValue: "refused-by-test"), "the test refused this connection attempt")
+    ) {
+        refusals += Array(repeating: error, count: count)
+    }
     /// Holds attempts until ``release()``.
     func hold() { holding = true }
     /// Lets held attempts go on, and later ones too.
@@ -34,22 +41,21 @@ actor ConnectorControl {
         held.removeAll()
     }
 
-    /// Called by the connector: whether the attempt may go on to the real link.
-    func begin() async -> Bool {
+    /// Called by the connector: nil when the attempt may go on to the real link, else
+    /// what refuses it.
+    func begin() async -> LinkError? {
         attempts += 1
         wakeWaiters()
-        if refusalsLeft > 0 {
-            refusalsLeft -= 1
-            return false
-        }
-        guard holding else { return true }
+        if !refusals.isEmpty { return refusals.removeFirst() }
+        guard holding else { return nil }
         nextHold += 1
         let id = nextHold
-        return await withTaskCancellationHandler {
+        let goesOn = await withTaskCancellationHandler {
             await withCheckedContinuation { held[id] = $0 }
         } onCancel: {
             Task { await self.cancelHold(id) }
         }
+        return goesOn ? nil : LinkError(.cancelled, "the connection attempt was cancelled while the test held it")
     }
 
     private func cancelHold(_ id: UInt64) {
@@ -62,33 +68,38 @@ actor ConnectorControl {
         wakeWaiters()
     }
 
-    /// Called by the link: the host asks for the next inbound item.
-    func hostAsks() {
+    /// Called by the link to `connection`: the host asks for its next inbound item.
+    func hostAsks(connection: Int) {
+        guard connection == openConnection else { return }
         hostWaiting = true
         wakeWaiters()
     }
 
-    /// Called by the link: the host got an inbound item.
-    func hostTook(_ item: LinkInbound?) {
+    /// Called by the link to `connection`: the host got an inbound item, or (nil) the
+    /// link's end.
+    func hostTook(_ item: LinkInbound?, connection: Int) {
+        guard connection == openConnection else { return }
         hostWaiting = false
-        switch item {
-        case .notification: notificationsTaken += 1
-        // The host handles a drop by closing the link (``linkClosed()``).
-        case .dropped: break
-        case nil: linkDown = true
+        if item == nil {
+            openConnection = nil
+        } else {
+            takenOnOpenLink += 1
         }
         wakeWaiters()
     }
 
-    /// Called by the connector: a link opened.
-    func linkOpened() {
-        linkDown = false
+    /// Called by the connector: a link to the emulated reader's `connection` opened.
+    func linkOpened(connection: Int) {
+        openConnection = connection
+        takenOnOpenLink = 0
+        hostWaiting = false
         wakeWaiters()
     }
 
-    /// Called by the link: the host closed it.
-    func linkClosed() {
-        linkDown = true
+    /// Called by the link to `connection`: the host closed it.
+    func linkClosed(connection: Int) {
+        guard connection == openConnection else { return }
+        openConnection = nil
         wakeWaiters()
     }
 
@@ -102,12 +113,19 @@ actor ConnectorControl {
         try await waitUntil("\(count) packets written", within: limit) { $0.writes >= count }
     }
 
-    /// Waits until the host has taken `count` notifications and handled them (it waits for
-    /// the next), or its link is down (nothing is on its way), up to `limit` of real time.
-    func waitUntilHostHasHandled(notifications count: Int, within limit: Duration = WaitBound.inProcess) async throws {
-        try await waitUntil("the host handling \(count) notifications", within: limit) {
-            ($0.notificationsTaken >= count && $0.hostWaiting) || $0.linkDown
+    /// Waits until the host has taken everything the emulated reader `sent` on its latest
+    /// connection and handled it (it waits for the next item), or has no link open to that
+    /// connection (it closed it, or took its end: nothing more reaches it), up to `limit` of
+    /// real time.
+    func waitUntilHostHasHandled(_ sent: EmulatedReader.Outbound, within limit: Duration = WaitBound.inProcess) async throws {
+        try await waitUntil("the host handling \(sent.items) items of connection \(sent.connection)", within: limit) {
+            $0.hasHandled(sent)
         }
+    }
+
+    /// Whether nothing of `sent` is on its way to the host.
+    func hasHandled(_ sent: EmulatedReader.Outbound) -> Bool {
+        sent.connection != openConnection || (takenOnOpenLink >= sent.items && hostWaiting)
     }
 
     /// Waits until the host is not part way through something it writes in several packets
@@ -117,8 +135,8 @@ actor ConnectorControl {
     ) async throws {
         while true {
             let writesSeen = writes
-            guard !linkDown, await writing() else { return }
-            try await waitUntil("the host writing on", within: limit) { $0.writes > writesSeen || $0.linkDown }
+            guard openConnection != nil, await writing() else { return }
+            try await waitUntil("the host writing on", within: limit) { $0.writes > writesSeen || $0.openConnection == nil }
         }
     }
 
@@ -136,7 +154,10 @@ actor ConnectorControl {
         }
         alarm.cancel()
         alarmRang = false
-        guard condition(self) else { throw ScriptedReader.Timeout(what: what) }
+        guard condition(self) else {
+            throw ScriptedReader.Timeout(
+                what: "\(what) (open connection \(openConnection.map(String.init) ?? "none"), items taken \(takenOnOpenLink), host waiting \(hostWaiting), writes \(writes))")
+        }
     }
 
     /// Set when a wait's real-time bound ran out.
@@ -163,16 +184,17 @@ struct ControlledConnector: ReaderConnector {
     var readerDescription: String { base.readerDescription }
 
     func connect() async throws(LinkError) -> any ReaderLink {
-        guard await control.begin() else {
-            throw LinkError(LinkError.Code(rawValue: "refused-by-test"), "the test refused this connection attempt")
-        }
-        let link = counted(try await base.connect())
-        await control.linkOpened()
-        return link
+        if let refusal = await control.begin() { throw refusal }
+        let link = try await base.connect()
+        // Links to the emulated reader say which of its connections they are, so that what
+        // the host takes is matched with what the reader sent on it.
+        let connection = (link as? EmulatedReaderLink)?.connectionID ?? 0
+        await control.linkOpened(connection: connection)
+        return counted(link, connection: connection)
     }
 
-    private func counted(_ link: some ReaderLink) -> any ReaderLink {
-        CountedLink(base: link, control: control, hidesBatteryService: hidesBatteryService)
+    private func counted(_ link: some ReaderLink, connection: Int) -> any ReaderLink {
+        CountedLink(base: link, connection: connection, control: control, hidesBatteryService: hidesBatteryService)
     }
 }
 
@@ -180,6 +202,7 @@ struct ControlledConnector: ReaderConnector {
 /// it takes.
 private struct CountedLink<Base: ReaderLink>: ReaderLink {
     let base: Base
+    let connection: Int
     let control: ConnectorControl
     let hidesBatteryService: Bool
 
@@ -188,17 +211,17 @@ private struct CountedLink<Base: ReaderLink>: ReaderLink {
     var security: LinkSecurity { base.security }
     var inbound: AsyncStream<LinkInbound> {
         let items = InboundIterator(base.inbound.makeAsyncIterator())
-        let control = control
+        let (control, connection) = (control, connection)
         return AsyncStream {
-            await control.hostAsks()
+            await control.hostAsks(connection: connection)
             let item = await items.next()
-            await control.hostTook(item)
+            await control.hostTook(item, connection: connection)
             return item
         }
     }
     func close() async {
         await base.close()
-        await control.linkClosed()
+        await control.linkClosed(connection: connection)
     }
 
     func write(_ packet: [UInt8]) async throws(LinkError) {

@@ -1,4 +1,5 @@
 package import CardReaderKitTesting
+import Locking
 
 /// Steps of a manual clock that a test takes through the timings of the code under test —
 /// the emulated reader's restart after an update, a late acknowledgement, a connection's
@@ -44,14 +45,22 @@ extension ManualClock {
 /// retried) while the test goes on.
 package final class ClockStepper: Sendable {
     private let task: Task<Void, Never>
+    /// Set by ``stop()``; each step is taken under it, so none is taken once stop returns.
+    /// Lock order: this lock, then the clock's (taken inside its `advance`, which resumes
+    /// the sleepers it wakes once it has let go of its own).
+    private let stopped: Locked<Bool>
 
     /// Starts stepping `clock` through sleeps that end within `horizon` of its time; each
     /// step waits for `settled` first (what the code under test has in flight to be
-    /// handled), when given.
+    /// handled), when given, and goes no further than `nextDue` says the code under test's
+    /// next timer is due (one it has set, whose task may not be asleep on the clock yet).
     package init(
         _ clock: ManualClock, throughSleepsWithin horizon: Duration,
-        settled: (@Sendable () async throws -> Void)? = nil
+        settled: (@Sendable () async throws -> Void)? = nil,
+        nextDue: (@Sendable () async -> Duration?)? = nil
     ) {
+        let stopped = Locked(false)
+        self.stopped = stopped
         task = Task {
             while !Task.isCancelled {
                 guard (try? await clock.waitForSleepers(dueWithin: horizon, within: WaitBound.inProcess)) != nil else { continue }
@@ -59,13 +68,26 @@ package final class ClockStepper: Sendable {
                 // meanwhile: settle again before moving past anything.
                 let mark = clock.sleepsBegun
                 if let settled, (try? await settled()) == nil { continue }
-                clock.advance(toNextSleeperWithin: horizon, ifNoSleepBegunSince: mark)
+                let due = await nextDue?()
+                stopped.withLock { stopped in
+                    // Stopped while settling: the test has moved on, and settling returned
+                    // early (a cancelled wait) rather than because all was handled.
+                    guard !stopped else { return }
+                    if let due, due <= horizon {
+                        clock.advance(toNextSleeperWithin: due, orToHorizon: true, ifNoSleepBegunSince: mark)
+                    } else {
+                        clock.advance(toNextSleeperWithin: horizon, ifNoSleepBegunSince: mark)
+                    }
+                }
             }
         }
     }
 
-    /// Stops stepping.
-    package func stop() { task.cancel() }
+    /// Stops stepping: once it returns, the clock moves no more.
+    package func stop() {
+        stopped.withLock { $0 = true }
+        task.cancel()
+    }
 
     deinit { task.cancel() }
 }
