@@ -160,7 +160,11 @@ public actor EmulatedReaderPeripheral {
         let updates = try await adapter.deviceUpdates()
         watcher = Task { [weak self] in
             for await device in updates {
-                if !device.isConnected { await self?.deviceDisconnected(device.path) }
+                if device.isConnected {
+                    await self?.centralConnected(device.path)
+                } else {
+                    await self?.deviceDisconnected(device.path)
+                }
                 if device.isBonded { await self?.bonded(device.path) }
             }
             await self?.bluetoothdWentAway()
@@ -305,40 +309,57 @@ public actor EmulatedReaderPeripheral {
         if let central, let device = request.device, device != central {
             throw .notPermitted("the reader already has a central connected")
         }
-        let id: Int
-        if let connectionID {
-            id = connectionID
-        } else {
-            let mtu = min(max(request.mtu ?? GattPayload.defaultMTU, 23), maximumMTU)
-            do throws(LinkError) {
-                // bluetoothd delivers writes to an encrypt-write RX only on an encrypted link.
-                let connection = try await reader.connect(
-                    maximumNotificationLength: Self.notificationLength(mtu: mtu), encrypted: await reader.requiresEncryption)
-                id = connection.id
-                connectionID = id
-                central = request.device
-                logger.debug("central connected", metadata: ["mtu": "\(mtu)"])
-                let levels = connection.batteryLevels
-                batteryPump = Task { [weak self] in
-                    for await percent in levels { await self?.sendBatteryLevel(percent) }
-                }
-                pump = Task { [weak self] in
-                    for await item in connection.notifications {
-                        switch item {
-                        case .notification(let bytes): await self?.send(bytes)
-                        case .dropped: await self?.readerDropped()
-                        }
-                    }
-                }
-            } catch {
-                throw .failed(error.description)
-            }
-        }
         do throws(LinkError) {
+            let id = try await readerConnection(for: request.device, mtu: request.mtu)
             try await reader.receive(packet, connection: id)
         } catch {
             throw .failed(error.description)
         }
+    }
+
+    /// A central connected on this adapter: the reader's link begins now, as a real
+    /// reader's does, so its idle rule counts from the connection and its reset drops a
+    /// link that has carried no write yet. A second central is left alone (its writes are
+    /// refused).
+    private func centralConnected(_ device: DBusObjectPath) async {
+        guard !stopped, central == nil || central == device else { return }
+        do throws(LinkError) {
+            _ = try await readerConnection(for: device, mtu: nil)
+        } catch {
+            // Restarting (silent), or not running: the central finds no reader to talk to.
+            logger.debug("central connected while the reader cannot take it: \(error)")
+        }
+    }
+
+    /// The reader's connection for the central `device`, begun if there is none; `mtu`,
+    /// when BlueZ reported it with a write, sets the notifications' length (MTU 23 until
+    /// it does).
+    private func readerConnection(for device: DBusObjectPath?, mtu: Int?) async throws(LinkError) -> Int {
+        let length = mtu.map { Self.notificationLength(mtu: min(max($0, 23), maximumMTU)) }
+        if let connectionID {
+            if let length { try await reader.setNotificationLength(length, connection: connectionID) }
+            return connectionID
+        }
+        // bluetoothd delivers writes to an encrypt-write RX only on an encrypted link.
+        let connection = try await reader.connect(
+            maximumNotificationLength: length ?? Self.notificationLength(mtu: GattPayload.defaultMTU),
+            encrypted: await reader.requiresEncryption)
+        connectionID = connection.id
+        central = device
+        logger.debug("central connected", metadata: ["mtu": "\(mtu.map(String.init) ?? "not yet known")"])
+        let levels = connection.batteryLevels
+        batteryPump = Task { [weak self] in
+            for await percent in levels { await self?.sendBatteryLevel(percent) }
+        }
+        pump = Task { [weak self] in
+            for await item in connection.notifications {
+                switch item {
+                case .notification(let bytes): await self?.send(bytes)
+                case .dropped: await self?.readerDropped()
+                }
+            }
+        }
+        return connection.id
     }
 
     /// The bytes one notification carries at ATT MTU `mtu`: MTU − 5, not MTU − 3.
