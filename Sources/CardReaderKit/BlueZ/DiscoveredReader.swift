@@ -4,9 +4,12 @@ package import BLETransport
 public struct DiscoveredReader: Sendable, Hashable, CustomStringConvertible {
     /// BlueZ's record of the device.
     package let device: BluetoothDeviceInfo
+    /// The address of the adapter it was seen through, and is reached through.
+    public let adapterAddress: String?
 
-    package init(_ device: BluetoothDeviceInfo) {
+    package init(_ device: BluetoothDeviceInfo, adapterAddress: String? = nil) {
         self.device = device
+        self.adapterAddress = adapterAddress
     }
 
     /// The Bluetooth address, `AA:BB:CC:DD:EE:FF`.

@@ -14,7 +14,9 @@ struct EventsCommand: AsyncParsableCommand {
             Holds the reader as a lane does: a link the reader drops (its idle rule, its \
             daily reset, out of range) is an event with its reason (link-dropped), and the \
             reader is reconnected for as long as it takes (reconnected); --keep-alive keeps an \
-            idle link up. Battery levels print as they change.
+            idle link up. A drop found to be bluetoothd or the adapter going away (bluetoothd \
+            reports its devices disconnected before it stops) prints again as \
+            drop-reason-revised. Battery levels print as they change.
 
             Runs until --count of the reader's own events have arrived, --duration has \
             passed, or Ctrl-C or SIGTERM: each is how the stream normally ends (exit 0, no \
@@ -129,13 +131,20 @@ struct EventsCommand: AsyncParsableCommand {
                 printLink("link-lost", reason, label: label, json: json)
             case (_, .reconnecting), (_, .resetting):
                 // From a link in use (ready, busy, an update's): a drop. Between the two
-                // names of one reconnection, nothing new.
-                if !away.contains(old.link.name) { printLink("link-dropped", new.lastDisconnect, label: label, json: json) }
+                // names of one reconnection, nothing new unless the drop's reason changed.
+                if !away.contains(old.link.name) {
+                    printLink("link-dropped", new.lastDisconnect, label: label, json: json)
+                } else if new.lastDisconnect != old.lastDisconnect {
+                    printLink("drop-reason-revised", new.lastDisconnect, label: label, json: json)
+                }
             case (.reconnecting, _), (.resetting, _):
                 if new.link.acceptsCommands { printLink("reconnected", nil, label: label, json: json) }
             default:
                 break
             }
+        } else if let old, case .reconnecting = new.link, new.lastDisconnect != old.lastDisconnect {
+            // What the reconnection found (bluetoothd gone) says what the drop was.
+            printLink("drop-reason-revised", new.lastDisconnect, label: label, json: json)
         }
         // A battery-low event prints as the reader's own event.
         if let battery = new.battery, battery.percent != old?.battery?.percent, battery.source != .lowBatteryEvent {

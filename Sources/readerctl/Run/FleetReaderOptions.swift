@@ -86,7 +86,7 @@ struct FleetReaderOptions: ReaderSelection {
             }
         }
         guard reader.isEmpty || !all else { throw ValidationError("--reader and --all exclude each other") }
-        try link.check(emulatedReaders: link.emulated || emulatedFleet != nil, emulator: emulator)
+        try link.check(emulatedReaders: link.emulated || emulatedFleet != nil, emulator: emulator, severalReaders: runsAsFleet)
     }
 
     /// Whether the command runs on a fleet (``FleetRun``): several `--reader`, `--all`, or

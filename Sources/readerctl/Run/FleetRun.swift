@@ -29,11 +29,17 @@ enum FleetRun {
             if options.emulated {
                 return [await run(options.link.connector(reader: nil, emulator: options.emulator), logger: logger, options: options, operation)]
             }
-            let fleet = try await BlueZReaderFleet.open(
-                adapter: options.adapter, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,
-                logger: logger)
+            let adapters = options.link.adapters
+            let fleet =
+                adapters.count > 1
+                ? try await BlueZReaderFleet.open(
+                    adapters: adapters, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247, logger: logger)
+                : try await BlueZReaderFleet.open(
+                    adapter: adapters.first, valueTransport: options.valueTransport, maximumMTU: options.mtu ?? 247,
+                    logger: logger)
             defer { Task { await fleet.close() } }
-            return try await run(on: fleet, in: fleet.adapterName, options, maxParallel: maxParallel, operation)
+            return try await run(
+                on: fleet, in: fleet.adapterNames.joined(separator: ", "), options, maxParallel: maxParallel, operation)
         }
     }
 

@@ -14,8 +14,15 @@ import Logging
 /// three deep a debug `readerctl swipe --emulated` spent 0.25 s of processor time there;
 /// side by side, the whole run takes 0.05 s.
 struct ReaderLinkOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The Bluetooth adapter to use, e.g. hci1 (default: the first powered one).", valueName: "hciN"))
+    @Option(help: ArgumentHelp(
+        "The Bluetooth adapter to use, e.g. hci1 (default: the first powered one). Several readers (--reader twice, --all) can be spread over several adapters: hci1,hci2.",
+        valueName: "hciN"))
     var adapter: String?
+
+    /// The adapters `--adapter` names, in order (none: the first powered one).
+    var adapters: [String] {
+        (adapter ?? "").split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
+    }
 
     @Flag(help: "Use the built-in emulated reader instead (no Bluetooth needed).")
     var emulated = false
@@ -45,8 +52,11 @@ struct ReaderLinkOptions: ParsableArguments {
     }
 
     /// Checks the options against the kind of reader the command names: emulated ones take
-    /// no Bluetooth option, a Bluetooth reader no emulator option.
-    func check(emulatedReaders: Bool, emulator: EmulatedReaderOptions) throws {
+    /// no Bluetooth option, a Bluetooth reader no emulator option, and one reader one adapter.
+    func check(emulatedReaders: Bool, emulator: EmulatedReaderOptions, severalReaders: Bool = false) throws {
+        if adapters.count > 1, !severalReaders {
+            throw ValidationError("several adapters (--adapter \(adapter ?? "")) are for several readers: name them with --reader twice, or --all")
+        }
         if emulatedReaders {
             guard adapter == nil, valueTransport == .acquiredSocket else {
                 throw ValidationError("--adapter and --value-transport apply to a Bluetooth reader only")

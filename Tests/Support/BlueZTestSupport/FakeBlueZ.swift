@@ -39,15 +39,16 @@ package final class FakeBlueZ: Sendable {
         }
     }
 
-    /// Exports `/org/bluez/NAME` with `Adapter1` (`Address`, `Powered` and `properties`;
-    /// `methods` such as `StartDiscovery`) and `interfaces`.
+    /// Exports `/org/bluez/NAME` with `Adapter1` (`Address`, by default `00:AA:01:00:00:0N`
+    /// for `hciN`; `Powered` and `properties`; `methods` such as `StartDiscovery`) and
+    /// `interfaces`.
     package func addAdapter(
-        _ name: String, powered: Bool, properties: [DBusProperty] = [], methods: [DBusMethod] = [],
+        _ name: String, address: String? = nil, powered: Bool, properties: [DBusProperty] = [], methods: [DBusMethod] = [],
         interfaces: [DBusInterface] = []
     ) throws {
         try connection.export(DBusObjectPath("/org/bluez/\(name)"), interfaces: [
             DBusInterface("org.bluez.Adapter1", methods: methods, properties: [
-                DBusProperty("Address", value: .string("00:AA:01:00:00:0\(name.suffix(1))")),
+                DBusProperty("Address", value: .string(address ?? "00:AA:01:00:00:0\(name.suffix(1))")),
                 DBusProperty("Powered", value: .bool(powered)),
             ] + properties)
         ] + interfaces)
