@@ -55,6 +55,15 @@ import Testing
         #expect(result.standardError.contains("must be within"), "\(arguments): \(result.standardError)")
     }
 
+    /// Several adapters are for several readers: one reader names one adapter, and the
+    /// message says how to name several.
+    @Test(arguments: [["info", "--reader", "VPOS3356-0001"], ["events", "--reader", "VPOS3356-0001"]])
+    func severalAdaptersForOneReaderAreAUsageError(arguments: [String]) async throws {
+        let result = try await ReaderctlProcess.run(arguments + ["--adapter", "hci1,hci2"])
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains("several adapters (--adapter hci1,hci2) are for several readers"))
+    }
+
     /// A reader that never answers: one line says so, and one what to check. The CANCEL
     /// that follows the timeout meets the link readerctl has just closed, which is no
     /// failure worth a warning.
