@@ -337,13 +337,15 @@ public actor EmulatedReaderPeripheral {
     private func readerConnection(for device: DBusObjectPath?, mtu: Int?) async throws(LinkError) -> Int {
         let length = mtu.map { Self.notificationLength(mtu: min(max($0, 23), maximumMTU)) }
         if let connectionID {
+            if central == nil { central = device }
             if let length { try await reader.setNotificationLength(length, connection: connectionID) }
             return connectionID
         }
-        // bluetoothd delivers writes to an encrypt-write RX only on an encrypted link.
+        // bluetoothd delivers writes to an encrypt-write RX only on an encrypted link; what
+        // the reader announces at a connection waits for the central's subscription.
         let connection = try await reader.connect(
             maximumNotificationLength: length ?? Self.notificationLength(mtu: GattPayload.defaultMTU),
-            encrypted: await reader.requiresEncryption)
+            encrypted: await reader.requiresEncryption, subscribed: false)
         connectionID = connection.id
         central = device
         logger.debug("central connected", metadata: ["mtu": "\(mtu.map(String.init) ?? "not yet known")"])
@@ -392,7 +394,16 @@ public actor EmulatedReaderPeripheral {
 
     private func notificationsChanged(_ enabled: Bool) async {
         logger.debug("TX notifications \(enabled ? "enabled" : "disabled")")
-        if !enabled { await endReaderConnection() }
+        guard enabled else {
+            await endReaderConnection()
+            return
+        }
+        // The central can hear the reader now: what it announces at a connection goes out.
+        do throws(LinkError) {
+            await reader.hostSubscribed(connection: try await readerConnection(for: central, mtu: nil))
+        } catch {
+            logger.debug("TX subscribed while the reader cannot take a connection: \(error)")
+        }
     }
 
     private func deviceDisconnected(_ path: DBusObjectPath) async {

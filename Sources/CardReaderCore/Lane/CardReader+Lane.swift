@@ -77,11 +77,19 @@ extension CardReader {
         default:
             reason = inferredReason(for: link, at: now)
         }
-        if reason.code == .dailyReset {
+        // The announced reset is behind when this drop is it, or a restart on new firmware
+        // (which schedules its resets anew); after any other drop it is still ahead: the
+        // reader resets at its time whatever its links did meanwhile.
+        switch reason.code {
+        case .dailyReset:
             lane.resetting = true
             schedule(.resetSilenceOver, after: Self.resetSilence)
+            clearAnnouncedReset()
+        case .firmwareRestart:
+            clearAnnouncedReset()
+        default:
+            break
         }
-        clearAnnouncedReset()
         lane.lastDisconnect = reason
         logger.notice("link ended", metadata: ["reason": "\(reason.code)", "link": "\(link)"])
     }
@@ -150,12 +158,12 @@ extension CardReader {
         publishStatus()
     }
 
-    /// A new link is open: a reset is behind, the idle time counts from now, and the
-    /// link's battery levels (if it carries them) go into the status.
+    /// A new link is open: a reset whose time has come is behind, the idle time counts from
+    /// now, and the link's battery levels (if it carries them) go into the status.
     func linkStarted(_ link: any ReaderLink) {
         lane.resetting = false
         timeline.cancel(.resetSilenceOver)
-        clearAnnouncedReset()
+        if let resetAt = lane.resetAt, timing.elapsed() >= resetAt - Self.dropTimingTolerance { clearAnnouncedReset() }
         lane.linkOpenedAt = timing.elapsed()
         noteActivity()
         publishStatus()

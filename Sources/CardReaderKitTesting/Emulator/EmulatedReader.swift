@@ -185,7 +185,14 @@ public actor EmulatedReader {
     /// `encrypted` says whether the transport encrypted the link (bluetoothd, for a
     /// characteristic flagged `encrypt-write`; in process, ``encryptionKeyAccepted(host:key:)``):
     /// from firmware 3.0 the reader takes RX writes only on an encrypted link.
-    public func connect(maximumNotificationLength: Int, encrypted: Bool = false) throws(LinkError) -> Connection {
+    ///
+    /// What the reader announces at a connection (a reset within its warning time, a low
+    /// battery) goes out once the host has subscribed to TX: at once by default, else at
+    /// ``hostSubscribed(connection:)`` (a transport that connects before the host enables
+    /// notifications), as the reader's firmware sends nothing that could not be delivered.
+    public func connect(maximumNotificationLength: Int, encrypted: Bool = false, subscribed: Bool = true) throws(LinkError)
+        -> Connection
+    {
         guard connection == nil else {
             throw LinkError(.connectionRefused, "the emulated reader already has a central connected")
         }
@@ -212,13 +219,25 @@ public actor EmulatedReader {
             if let seconds = scenario.resetAfter { scheduleReset(at: now + .seconds(Int(seconds))) }
             if let step = batteryStepInterval { schedule(.batteryStep, at: now + step) }
         }
-        if battery < configuration.batteryWarningPercent { send(event: .batteryLow(percent: battery)) }
-        if let resetAt = timeline.deadline(of: .reset), resetAt - now <= configuration.resetWarning {
-            warnOfReset(at: resetAt)
-        }
+        if subscribed { announceAtConnection() }
         refreshIdleTimer()
         logger.debug("host connected", metadata: ["connection": "\(connectionCount)"])
         return Connection(id: connectionCount, notifications: stream, batteryLevels: levels)
+    }
+
+    /// The host of `connection` enabled TX notifications: what the reader announces at a
+    /// connection goes out now. Ignored for a connection that has ended.
+    public func hostSubscribed(connection id: Int) {
+        guard connection?.id == id else { return }
+        announceAtConnection()
+    }
+
+    /// A low battery, and a reset due within the warning time.
+    private func announceAtConnection() {
+        if battery < configuration.batteryWarningPercent { send(event: .batteryLow(percent: battery)) }
+        if let resetAt = timeline.deadline(of: .reset), resetAt - clock.elapsed() <= configuration.resetWarning {
+            warnOfReset(at: resetAt)
+        }
     }
 
     /// Waits as long as the scenario makes connections wait (`slow-connect`); throws when

@@ -146,3 +146,23 @@ import Testing
         #expect(host.dropReason == nil)
     }
 }
+
+/// What the reader announces at a connection, over a transport that connects before the
+/// host subscribes to TX (BlueZ): nothing until the subscription, as nothing sent before it
+/// could reach the host; then its low battery (`E0 03`) and the reset due (`E0 04`).
+@Suite struct EmulatedReaderSubscriptionTests {
+    @Test func whatTheReaderAnnouncesAtAConnectionWaitsForTheSubscription() async throws {
+        let reader = EmulatedReader(scenario: try EmulatorScenario(parsing: ["battery=10", "reset-after=60"]), clock: ManualClock())
+        let connection = try await reader.connect(maximumNotificationLength: 20, subscribed: false)
+        #expect(await reader.sentOnLatestConnection.items == 0)
+        await reader.hostSubscribed(connection: connection.id)
+        await reader.disconnect(connection: connection.id)
+        var decoder = FrameDecoder()
+        var events: [ReaderEvent] = []
+        for await item in connection.notifications {
+            guard case .notification(let bytes) = item else { continue }
+            for case .frame(let frame, _) in decoder.decode(bytes) { events.append(try ReaderEvent(frame: frame)) }
+        }
+        #expect(events == [.batteryLow(percent: 10), .resetScheduled(secondsUntilReset: 60)])
+    }
+}

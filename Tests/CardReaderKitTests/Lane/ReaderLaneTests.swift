@@ -159,6 +159,22 @@ struct ReaderLaneTests {
         #expect(await bench.control.attempts >= 3)
     }
 
+    /// A drop before the announced reset (here the reader's idle rule, at 60 s) leaves the
+    /// reset ahead: the reader resets at its time whatever its links did meanwhile, and an
+    /// announcement repeated on the next link may not reach this host (over BlueZ it can
+    /// come before the host has subscribed). The status keeps the reset expected while the
+    /// lane reconnects.
+    @Test func aDropBeforeTheAnnouncedResetLeavesTheResetAhead() async throws {
+        var configuration = LaneBench.lane(keepAlive: nil)
+        configuration.readerIdleTimeout = .seconds(60)
+        let bench = try await LaneBench(scenario: ["reset-after=100", "idle-timeout=60"], configuration: configuration)
+        let announced = try await bench.waitForStatus { $0.resetExpected != nil }
+        try await bench.pass(to: .seconds(60))
+        let away = try await bench.waitForStatus { $0.link.name == "reconnecting" }
+        #expect(away.lastDisconnect?.code == .idle)
+        #expect(away.resetExpected == announced.resetExpected)
+    }
+
     /// Inside the warning, a command that could meet the reset waits for the reader's
     /// return within its own deadline: GET INFO (1.5 s) 2 s before the reset cannot see
     /// the reader back in time and fails `resetting`, with the time left; a swipe (31 s)
