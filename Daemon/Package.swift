@@ -1,0 +1,89 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// cardreaderd, the service every point-of-sale process shares, and its terminal client: a
+// package of their own, so that the SDK's users resolve and build no gRPC.
+
+// A path dependency is named after its folder, which depends on where the SDK was cloned.
+let sdk = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+/// Every target: an import missing from a file is an error, not something another file's
+/// import hides.
+let strictImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
+let package = Package(
+    name: "CardReaderDaemon",
+    products: [
+        .executable(name: "cardreaderd", targets: ["cardreaderd"]),
+        .executable(name: "cardreaderctl", targets: ["cardreaderctl"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    ],
+    targets: [
+        // The contract's messages and stubs (generated from Proto/, committed), and the
+        // service: readers held as lanes, leases, who may do what.
+        .target(
+            name: "CardReaderService",
+            dependencies: [
+                .product(name: "CardReaderKit", package: sdk),
+                .product(name: "CardReaderKitTesting", package: sdk),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictImports),
+        .executableTarget(
+            name: "cardreaderd",
+            dependencies: [
+                "CardReaderService",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictImports),
+        .executableTarget(
+            name: "cardreaderctl",
+            dependencies: [
+                "CardReaderService",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "CardReaderServiceTests",
+            dependencies: [
+                "CardReaderService",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
+            ],
+            swiftSettings: strictImports),
+    ]
+)
