@@ -28,6 +28,8 @@ package actor HeldReader {
     package struct Lease: Sendable {
         package var id: String
         package var holder: Caller
+        /// Taken for one call (a swipe, an EMV read without a lease), not by Hold.
+        package var isTemporary = false
         /// Whether the holder powered the card and has not powered it off: the lease's end
         /// powers it off.
         var cardPowered = false
@@ -124,12 +126,13 @@ package actor HeldReader {
 
     // MARK: - Leases
 
-    /// Gives `caller` the reader's lease; fails `reader-held` while another holds it.
-    package func acquireLease(for caller: Caller) throws(GoogleRPCStatus) -> Lease {
+    /// Gives `caller` the reader's lease (`temporary`: for one call); fails `reader-held`
+    /// while another holds it.
+    package func acquireLease(for caller: Caller, temporary: Bool = false) throws(GoogleRPCStatus) -> Lease {
         if let lease { throw ServiceFailure.readerHeld(name, by: lease.holder) }
-        let lease = Lease(id: Self.makeLeaseID(), holder: caller)
+        let lease = Lease(id: Self.makeLeaseID(), holder: caller, isTemporary: temporary)
         self.lease = lease
-        logger.info("lease taken", metadata: ["reader": "\(name)", "by": "\(caller)"])
+        logger.log(level: temporary ? .debug : .info, "lease taken", metadata: ["reader": "\(name)", "by": "\(caller)"])
         broadcast(.status(statusMessage))
         return lease
     }
@@ -150,28 +153,28 @@ package actor HeldReader {
                 logger.notice("could not power the card off at the lease's end", metadata: ["reader": "\(name)", "error": "\(error)"])
             }
         }
-        logger.info("lease ended", metadata: ["reader": "\(name)", "by": "\(ending.holder)"])
+        logger.log(level: ending.isTemporary ? .debug : .info, "lease ended", metadata: ["reader": "\(name)", "by": "\(ending.holder)"])
         broadcast(.status(statusMessage))
     }
 
     /// Checks that `caller` may run `command` now: with `leaseID`, it must be the reader's
     /// lease; without, the reader must be free (`requiresLease`: never). Returns the lease
-    /// the command runs under: the caller's, or one taken for the command alone (`temporary`).
+    /// the command runs under: the caller's, or one taken for the command alone.
     package func lease(
         _ leaseID: String, for caller: Caller, command: String, requiresLease: Bool
-    ) throws(GoogleRPCStatus) -> (lease: Lease, temporary: Bool) {
+    ) throws(GoogleRPCStatus) -> Lease {
         if !leaseID.isEmpty {
             guard let lease, lease.id == leaseID else {
                 if let lease { throw ServiceFailure.readerHeld(name, by: lease.holder) }
                 throw ServiceFailure.leaseRequired(name, command: command)
             }
-            return (lease, false)
+            return lease
         }
         if requiresLease {
             if let lease { throw ServiceFailure.readerHeld(name, by: lease.holder) }
             throw ServiceFailure.leaseRequired(name, command: command)
         }
-        return (try acquireLease(for: caller), true)
+        return try acquireLease(for: caller, temporary: true)
     }
 
     /// Notes whether the lease `id`'s holder left the card powered.

@@ -8,17 +8,26 @@ import SwiftProtobuf
 /// ``AccessPolicy``), card data masked unless the caller may have it and asks, each
 /// reader's chip session in a lease, and a call's end (its client's cancel, its deadline,
 /// its connection closing, the daemon stopping) cancelling its reader command.
+///
+/// A `Cardreader_V1_Readers.SimpleServiceProtocol`: its handlers take the request message
+/// and return the response, the streaming ones writing to an `RPCWriter`.
 package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
     package let readers: HeldReaders
     package let policy: AccessPolicy
     /// How many updates a WatchReaders subscriber may fall behind before its oldest go.
     package let subscriberBuffer: Int
+    /// Set once the daemon begins to stop.
+    package let shutdown: DaemonShutdown
     let logger: Logger
 
-    package init(readers: HeldReaders, policy: AccessPolicy, subscriberBuffer: Int = 256, logger: Logger) {
+    package init(
+        readers: HeldReaders, policy: AccessPolicy, subscriberBuffer: Int = 256, shutdown: DaemonShutdown = DaemonShutdown(),
+        logger: Logger
+    ) {
         self.readers = readers
         self.policy = policy
         self.subscriberBuffer = subscriberBuffer
+        self.shutdown = shutdown
         self.logger = logger
     }
 
@@ -73,6 +82,8 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
         switch result {
         case .success(let value):
             return value
+        case .failure(let error) where error.code == .cancelled && shutdown.isStopping:
+            throw ServiceFailure.shuttingDown(reader.name)
         case .failure(let error):
             let past = deadline.map { ContinuousClock.now >= $0 } ?? false
             throw ServiceFailure.from(error, reader: reader.name, pastDeadline: past)
@@ -86,13 +97,13 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
         _ reader: HeldReader, leaseID: String, caller: Caller, command: String, requiresLease: Bool = false,
         _ body: (HeldReader.Lease) async throws(GoogleRPCStatus) -> Value
     ) async throws(GoogleRPCStatus) -> Value {
-        let (lease, temporary) = try await reader.lease(leaseID, for: caller, command: command, requiresLease: requiresLease)
+        let lease = try await reader.lease(leaseID, for: caller, command: command, requiresLease: requiresLease)
         do throws(GoogleRPCStatus) {
             let value = try await body(lease)
-            if temporary { await reader.releaseLease(lease.id) }
+            if lease.isTemporary { await reader.releaseLease(lease.id) }
             return value
         } catch {
-            if temporary { await reader.releaseLease(lease.id) }
+            if lease.isTemporary { await reader.releaseLease(lease.id) }
             throw error
         }
     }

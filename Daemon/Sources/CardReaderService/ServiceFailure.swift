@@ -76,7 +76,9 @@ package enum ServiceFailure {
 
     /// The daemon is shutting down: the call ended before it could.
     package static func shuttingDown(_ reader: String) -> GoogleRPCStatus {
-        status(.unavailable, reason: "daemon-stopping", message: "cardreaderd is stopping", metadata: ["reader": reader])
+        status(
+            .unavailable, reason: "daemon-stopping", message: "cardreaderd is stopping: the call was cancelled at \(reader)",
+            metadata: ["reader": reader, "fix": "call again once cardreaderd is back"])
     }
 
     private static func status(

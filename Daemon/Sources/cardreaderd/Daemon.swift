@@ -21,9 +21,15 @@ struct Daemon {
     let logger: Logger
 
     func run() async throws {
+        if let buffer = configuration.subscriberBuffer, buffer < 1 {
+            throw DaemonError.configuration("subscriberBuffer must be at least 1")
+        }
         let readers = try makeReaders()
         let policy = makePolicy()
-        let service = ReadersService(readers: readers, policy: policy, logger: logger)
+        let shutdown = DaemonShutdown()
+        let service = ReadersService(
+            readers: readers, policy: policy, subscriberBuffer: configuration.subscriberBuffer ?? 256, shutdown: shutdown,
+            logger: logger)
         let socketPath = configuration.socket?.path ?? Self.standardSocket
         let socket = try UnixSocket(path: socketPath, mode: try socketMode(), group: try socketGroup())
         defer { socket.remove() }
@@ -37,10 +43,10 @@ struct Daemon {
             services: [service], interceptors: [UnixCallerInterceptor()])
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: ReadersLifecycle(readers: readers)),
-            .init(service: GRPCServerService(server: unixServer)),
+            .init(service: GRPCServerService(server: unixServer, shutdown: shutdown)),
         ]
         if let tcp = configuration.tcp {
-            services.append(.init(service: GRPCServerService(server: try makeTCPServer(tcp, service: service))))
+            services.append(.init(service: GRPCServerService(server: try makeTCPServer(tcp, service: service), shutdown: shutdown)))
         }
         if let address = configuration.metrics {
             services.append(.init(service: try MetricsEndpoint(address: address, logger: logger)))

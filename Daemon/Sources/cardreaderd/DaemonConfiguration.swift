@@ -57,6 +57,9 @@ struct DaemonConfiguration: Codable, Sendable, Equatable {
     var metrics: String?
     /// Seconds between keep-alives on an idle link (a lane's 240 by default; 0: none).
     var keepAliveSeconds: Int?
+    /// How many updates a WatchReaders subscriber may fall behind before its oldest are
+    /// dropped (and counted): 256 by default.
+    var subscriberBuffer: Int?
 
     /// Reads `path`; fails with what is wrong, and where.
     static func load(from path: String) throws -> DaemonConfiguration {

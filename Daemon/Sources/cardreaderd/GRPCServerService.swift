@@ -1,3 +1,4 @@
+import CardReaderService
 import GRPCCore
 import ServiceLifecycle
 
@@ -6,11 +7,13 @@ import ServiceLifecycle
 /// cancellation fires, which cancels each one's reader command).
 struct GRPCServerService<Transport: ServerTransport>: Service {
     let server: GRPCServer<Transport>
+    let shutdown: DaemonShutdown
 
     func run() async throws {
         try await withGracefulShutdownHandler {
             try await server.serve()
         } onGracefulShutdown: {
+            shutdown.begin()
             server.beginGracefulShutdown()
         }
     }
