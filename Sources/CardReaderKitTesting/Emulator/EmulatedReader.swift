@@ -9,7 +9,7 @@ import ReaderProtocol
 /// codes §5, events §6, timing §8), including its failures, plus the faults a
 /// ``EmulatorScenario`` injects.
 ///
-/// It is independent of any transport: a host connects (``connect(maximumNotificationLength:encrypted:)``),
+/// It is independent of any transport: a host connects (``connect(maximumNotificationLength:encrypted:subscribed:)``),
 /// hands it every packet written to RX (``receive(_:connection:)``), and forwards what the
 /// returned stream yields as TX notifications; ``EmulatedReaderConnector`` does that in
 /// process. Frames are reassembled from any chunking; frames with a bad CRC or LEN are
