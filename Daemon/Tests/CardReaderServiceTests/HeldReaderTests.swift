@@ -1,0 +1,55 @@
+import CardReaderKit
+import CardReaderKitTesting
+import CardReaderService
+import GRPCProtobuf
+import Logging
+import Testing
+
+/// One reader's lease: a chip session belongs to one client at a time, and its end powers
+/// off a card its holder left powered. Against the emulated reader.
+@Suite(.timeLimit(.minutes(1))) struct HeldReaderTests {
+    static let pos = Caller(identity: .localUser(name: "pos", uid: 1001, processID: 42))
+    static let other = Caller(identity: .localUser(name: "kiosk", uid: 1002, processID: 43))
+
+    func heldReader() async throws -> HeldReader {
+        let reader = CardReader(
+            connector: EmulatedReaderConnector(
+                reader: EmulatedReader(card: .visaTest, scenario: try EmulatorScenario(parsing: ["card-inserted"]))))
+        try await reader.connect()
+        return HeldReader(name: "lane-1", summary: "emulated", reader: reader, logger: Logger(label: "test"))
+    }
+
+    func reason(_ body: () async throws(GoogleRPCStatus) -> Void) async -> String? {
+        do throws(GoogleRPCStatus) {
+            try await body()
+            return nil
+        } catch {
+            return error.details.first?.errorInfo?.reason
+        }
+    }
+
+    @Test func anotherClientIsRefusedWhileTheLeaseLasts() async throws {
+        let held = try await heldReader()
+        let lease = try await held.acquireLease(for: Self.pos)
+        #expect(await reason { () throws(GoogleRPCStatus) in _ = try await held.acquireLease(for: Self.other) } == "reader-held")
+        #expect(await reason { () throws(GoogleRPCStatus) in _ = try await held.lease("", for: Self.other, command: "Swipe", requiresLease: false) } == "reader-held")
+        #expect(await reason { () throws(GoogleRPCStatus) in _ = try await held.lease("f00", for: Self.other, command: "PowerOn", requiresLease: true) } == "reader-held")
+        #expect(try await held.lease(lease.id, for: Self.pos, command: "PowerOn", requiresLease: true).id == lease.id)
+        #expect(await held.statusMessage.heldBy == "pos")
+        await held.releaseLease(lease.id)
+        #expect(await held.statusMessage.heldBy == "")
+        #expect(await reason { () throws(GoogleRPCStatus) in _ = try await held.lease("", for: Self.other, command: "PowerOn", requiresLease: true) } == "lease-required")
+        let temporary = try await held.lease("", for: Self.other, command: "Swipe", requiresLease: false)
+        #expect(temporary.isTemporary)
+    }
+
+    @Test func theLeasesEndPowersOffTheCardItsHolderLeftPowered() async throws {
+        let held = try await heldReader()
+        let lease = try await held.acquireLease(for: Self.pos)
+        _ = try await held.reader.powerOnCard(waitingForInsertion: .zero)
+        await held.noteCard(powered: true, lease: lease.id)
+        #expect(try await held.reader.cardSlotState() == .cardPowered)
+        await held.releaseLease(lease.id)
+        #expect(try await held.reader.cardSlotState() == .cardPresent)
+    }
+}
