@@ -13,6 +13,7 @@
 ///   "fix"             what a person can do, when something can be done
 ///   "reader_status"   the reader's own status byte, e.g. "0x04", when it answered one
 ///   "status_word"     the card's status word, e.g. "6A82", when a card answered one
+///
 /// A call cancelled by its client is CANCEL at the reader (CAN CAN during a firmware
 /// transfer); a deadline the client sets bounds the whole call, its wait for the reader
 /// included.

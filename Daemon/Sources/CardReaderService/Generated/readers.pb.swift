@@ -23,6 +23,7 @@
 ///   "fix"             what a person can do, when something can be done
 ///   "reader_status"   the reader's own status byte, e.g. "0x04", when it answered one
 ///   "status_word"     the card's status word, e.g. "6A82", when a card answered one
+///
 /// A call cancelled by its client is CANCEL at the reader (CAN CAN during a firmware
 /// transfer); a deadline the client sets bounds the whole call, its wait for the reader
 /// included.
@@ -106,6 +107,7 @@ package nonisolated struct Cardreader_V1_ReaderStatus: @unchecked Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The link's state now.
   package var link: Cardreader_V1_ReaderStatus.Link {
     get {_storage._link}
     set {_uniqueStorage()._link = newValue}
@@ -176,6 +178,8 @@ package nonisolated struct Cardreader_V1_ReaderStatus: @unchecked Sendable {
   /// The link's state.
   package nonisolated enum Link: SwiftProtobuf.Enum, Swift.CaseIterable {
     package typealias RawValue = Int
+
+    /// Never sent: the daemon always says.
     case unspecified // = 0
 
     /// Not connected, and not trying to be.
@@ -386,6 +390,7 @@ package nonisolated struct Cardreader_V1_InfoRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -398,10 +403,13 @@ package nonisolated struct Cardreader_V1_InfoResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The model, e.g. `VPOS3356`.
   package var model: String = String()
 
+  /// The serial number, e.g. `EMU00001`.
   package var serialNumber: String = String()
 
+  /// The firmware version, e.g. `3.1.0`.
   package var firmwareVersion: String = String()
 
   /// Present when the reader reported its level.
@@ -417,6 +425,7 @@ package nonisolated struct Cardreader_V1_InfoResponse: Sendable {
   /// What the reader can do: `magnetic-stripe`, `chip`, `contactless`, `display`, `pin-pad`.
   package var capabilities: [String] = []
 
+  /// The bootloader's version; empty when the reader does not say.
   package var bootloaderVersion: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -431,6 +440,7 @@ package nonisolated struct Cardreader_V1_SwipeRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   /// How long to wait for the cardholder, in seconds (1 to 65535; 0: 30).
@@ -519,6 +529,7 @@ package nonisolated struct Cardreader_V1_HoldRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -573,6 +584,7 @@ package nonisolated struct Cardreader_V1_Lease: Sendable {
   /// The id PowerOn, Transmit and PowerOff carry.
   package var leaseID: String = String()
 
+  /// The reader it holds.
   package var reader: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -585,8 +597,10 @@ package nonisolated struct Cardreader_V1_PowerOnRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
+  /// The lease Hold returned.
   package var leaseID: String = String()
 
   /// How long to wait for a cardholder to insert a card, in seconds (0 to 255; 0: a card
@@ -616,8 +630,10 @@ package nonisolated struct Cardreader_V1_TransmitRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
+  /// The lease Hold returned.
   package var leaseID: String = String()
 
   /// A short command APDU (ISO 7816-4): CLA INS P1 P2 [Lc data] [Le]. Extended APDUs are
@@ -647,8 +663,10 @@ package nonisolated struct Cardreader_V1_PowerOffRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
+  /// The lease Hold returned.
   package var leaseID: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -671,6 +689,7 @@ package nonisolated struct Cardreader_V1_ReadEMVRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   /// How long to wait for a cardholder to insert a card, in seconds (0 to 255; 0: 30).
@@ -721,6 +740,7 @@ package nonisolated struct Cardreader_V1_ReadEMVResponse: Sendable {
   /// Clears the value of `panSequenceNumber`. Subsequent reads from it will return its default value.
   package mutating func clearPanSequenceNumber() {self._panSequenceNumber = nil}
 
+  /// Whether the card number and name are unmasked.
   package var revealed: Bool = false
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -735,6 +755,7 @@ package nonisolated struct Cardreader_V1_UpdateFirmwareRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   /// The image (`.vfw`), at most 1 MiB.
@@ -765,8 +786,10 @@ package nonisolated struct Cardreader_V1_UpdateFirmwareProgress: Sendable {
   /// `confirming`, `completed`.
   package var phase: String = String()
 
+  /// Image bytes the reader has acknowledged.
   package var bytesSent: UInt64 = 0
 
+  /// The image's size.
   package var bytesTotal: UInt64 = 0
 
   /// The rate so far, in bytes per second; 0 while unknown.
@@ -794,8 +817,10 @@ package nonisolated struct Cardreader_V1_UpdateFirmwareResult: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The firmware the reader ran before; empty when unknown.
   package var previousVersion: String = String()
 
+  /// The firmware it runs now.
   package var version: String = String()
 
   /// The reader already ran this version: nothing was sent.
@@ -814,6 +839,7 @@ package nonisolated struct Cardreader_V1_PairRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   /// For a reader that shows a passkey: the six digits, as the reader's display shows them.
@@ -842,6 +868,7 @@ package nonisolated struct Cardreader_V1_UnpairRequest: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The reader, by the name ListReaders gives it.
   package var reader: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -874,6 +901,7 @@ package nonisolated struct Cardreader_V1_ListBondsResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// One per reader whose bond the host holds.
   package var bonds: [Cardreader_V1_Bond] = []
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
