@@ -42,7 +42,7 @@ struct Daemon {
                 listeningSocketDescriptor: Int(socket.descriptor), transportSecurity: .plaintext, config: unixConfig),
             services: [service], interceptors: [UnixCallerInterceptor()])
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: ReadersLifecycle(readers: readers)),
+            .init(service: ReadersLifecycle(readers: readers, socketPath: socketPath, logger: logger)),
             .init(service: GRPCServerService(server: unixServer, shutdown: shutdown)),
         ]
         if let tcp = configuration.tcp {
@@ -51,8 +51,6 @@ struct Daemon {
         if let address = configuration.metrics {
             services.append(.init(service: try MetricsEndpoint(address: address, logger: logger)))
         }
-        logger.notice(
-            "serving", metadata: ["socket": "\(socketPath)", "readers": "\(readers.all.map(\.name).joined(separator: ", "))"])
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
