@@ -76,28 +76,19 @@ public actor BlueZReaderFleet: ReaderFleet {
         maximumMTU: Int = 247, logger: Logger = .disabled,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LinkError) -> BlueZReaderFleet {
-        do throws(BluetoothError) {
-            let session = try await BluetoothSession.open(busAddress: busAddress, clock: clock, logger: logger)
-            do throws(BluetoothError) {
-                var found: [BluetoothAdapter] = []
-                if adapters.isEmpty {
-                    found = try await session.adapters().filter(\.isPowered)
-                    // None powered: the error names the first, as one adapter's would.
-                    if found.isEmpty { found = [try await session.adapter(named: nil)] }
-                } else {
-                    for name in adapters {
-                        let adapter = try await session.adapter(named: name)
-                        if !found.contains(where: { $0.address == adapter.address }) { found.append(adapter) }
-                    }
-                }
-                return BlueZReaderFleet(
-                    session: session, adapters: found, valueTransport: valueTransport, maximumMTU: maximumMTU, logger: logger)
-            } catch {
-                await session.close()
-                throw error
+        try await open(busAddress: busAddress, valueTransport: valueTransport, maximumMTU: maximumMTU, logger: logger, clock: clock) {
+            session throws(BluetoothError) in
+            guard !adapters.isEmpty else {
+                let powered = try await session.adapters().filter(\.isPowered)
+                // None powered: the error names the first, as one adapter's would.
+                return powered.isEmpty ? [try await session.adapter(named: nil)] : powered
             }
-        } catch {
-            throw LinkError(error)
+            var found: [BluetoothAdapter] = []
+            for name in adapters {
+                let adapter = try await session.adapter(named: name)
+                if !found.contains(where: { $0.address == adapter.address }) { found.append(adapter) }
+            }
+            return found
         }
     }
 
@@ -108,12 +99,22 @@ public actor BlueZReaderFleet: ReaderFleet {
         maximumMTU: Int = 247, logger: Logger = .disabled,
         clock: any Clock<Duration> = ContinuousClock()
     ) async throws(LinkError) -> BlueZReaderFleet {
+        try await open(busAddress: busAddress, valueTransport: valueTransport, maximumMTU: maximumMTU, logger: logger, clock: clock) {
+            session throws(BluetoothError) in [try await session.adapter(named: adapter)]
+        }
+    }
+
+    /// A fleet over a new D-Bus connection, on the adapters `choose` looks up on it.
+    private static func open(
+        busAddress: String?, valueTransport: BlueZValueTransport, maximumMTU: Int, logger: Logger, clock: any Clock<Duration>,
+        choosing choose: (BluetoothSession) async throws(BluetoothError) -> [BluetoothAdapter]
+    ) async throws(LinkError) -> BlueZReaderFleet {
         do throws(BluetoothError) {
             let session = try await BluetoothSession.open(busAddress: busAddress, clock: clock, logger: logger)
             do throws(BluetoothError) {
                 return BlueZReaderFleet(
-                    session: session, adapters: [try await session.adapter(named: adapter)], valueTransport: valueTransport,
-                    maximumMTU: maximumMTU, logger: logger)
+                    session: session, adapters: try await choose(session), valueTransport: valueTransport, maximumMTU: maximumMTU,
+                    logger: logger)
             } catch {
                 await session.close()
                 throw error
