@@ -72,6 +72,7 @@ enum ExitStatus: Int32, CaseIterable {
         if let link = error.link, link.code == .notPaired || link.code == .bondLost || link.code == .insufficientEncryption {
             return linkNotSecure
         }
+        if error.link?.code == ServiceHeldReaders.code { return refused }
         switch error.code {
         case .linkNotEncrypted: return linkNotSecure
         case .cardholderTimeout, .readerTimedOut, .readerNotResponding: return timedOut

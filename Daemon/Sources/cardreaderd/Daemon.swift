@@ -33,6 +33,11 @@ struct Daemon {
         let socketPath = configuration.socket?.path ?? Self.standardSocket
         let socket = try UnixSocket(path: socketPath, mode: try socketMode(), group: try socketGroup())
         defer { socket.remove() }
+        let held = HeldReadersFile(besideSocket: socketPath)
+        held.write(
+            (configuration.readers ?? []).map { .init(name: $0.name, reader: $0.reader, adapter: $0.adapter) },
+            lock: socketPath + ".lock")
+        defer { held.remove() }
 
         var unixConfig = HTTP2ServerTransport.Posix.Config.defaults
         unixConfig.channelDebuggingCallbacks.onAcceptTCPConnection = PeerIdentity.recordPeer(of:)

@@ -111,3 +111,23 @@ def test_a_slow_subscriber_never_holds_the_reader_up(start_daemon):
     updates.cancel()
     assert dropped > 0
     print(f"300 Infos took {busy:.2f} s beside a stalled subscriber; {dropped} updates dropped for it")
+
+
+def test_readerctl_refuses_a_reader_the_daemon_holds(start_daemon):
+    readerctl = os.environ.get("READERCTL")
+    if not readerctl:
+        import pytest
+        pytest.skip("READERCTL names no readerctl")
+    import subprocess
+    # A Bluetooth reader the daemon holds (there is no bluetoothd here: it keeps trying).
+    daemon = start_daemon([], config={"readers": [{"name": "lane-1", "reader": "VPOS3356-1A2B", "adapter": "hci1"}]})
+    held = open(os.path.join(daemon.directory, "held-readers")).read()
+    assert "lane-1\tVPOS3356-1A2B\thci1" in held
+    environment = {**os.environ, "CARDREADERD_RUNTIME_DIRECTORY": daemon.directory}
+    result = subprocess.run([readerctl, "swipe", "--reader", "VPOS3356-1A2B"], capture_output=True, text=True,
+                            timeout=EVENT_BOUND, env=environment)
+    assert result.returncode == 7, result.stderr
+    assert "held by cardreaderd, as lane-1" in result.stderr and "cardreaderctl --reader lane-1" in result.stderr
+    # Once the daemon stopped, the list is gone and the reader is readerctl's again.
+    daemon.stop()
+    assert not os.path.exists(os.path.join(daemon.directory, "held-readers"))

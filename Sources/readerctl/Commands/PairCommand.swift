@@ -42,6 +42,7 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try target.refuseIfHeldByService(json: json)
         let connector = target.connector()
         let request = PairingRequest(timeout: timeout.duration, passkey: passkeyEntry())
         let outcome = try await CommandRun.perform(json: json) { () throws(PairingError) in

@@ -20,6 +20,7 @@ struct UnpairCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        try target.refuseIfHeldByService(json: json)
         let connector = target.connector()
         let deleted = try await CommandRun.perform(json: json) { () throws(PairingError) in
             try await connector.unpair()

@@ -90,7 +90,7 @@ extension PairingError: CommandFailure {
 }
 
 extension LinkError: CommandFailure {
-    var exitStatus: ExitStatus { .linkLost }
+    var exitStatus: ExitStatus { code == ServiceHeldReaders.code ? .refused : .linkLost }
     var identifier: String { code.rawValue }
     var message: String? { description }
 }

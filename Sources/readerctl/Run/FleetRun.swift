@@ -29,6 +29,8 @@ enum FleetRun {
             if options.emulated {
                 return [await run(options.link.connector(reader: nil, emulator: options.emulator), logger: logger, options: options, operation)]
             }
+            if options.all, let refusal = ServiceHeldReaders.refusalOfAll() { throw refusal }
+            if let refusal = options.reader.lazy.compactMap(ServiceHeldReaders.refusal(for:)).first { throw refusal }
             let adapters = options.link.adapters
             let fleet =
                 adapters.count > 1

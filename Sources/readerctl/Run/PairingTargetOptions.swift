@@ -41,6 +41,14 @@ struct PairingTargetOptions: ParsableArguments {
         }
     }
 
+    /// Refuses a reader cardreaderd holds (its bond is the service's to change), naming the
+    /// service's client.
+    func refuseIfHeldByService(json: Bool) throws {
+        guard let reader, let refusal = ServiceHeldReaders.refusal(for: reader) else { return }
+        CommandRun.report(refusal, json: json)
+        throw refusal.exitStatus.exitCode
+    }
+
     /// The connector these options name.
     func connector(timeout: Duration = .seconds(30)) -> any PairingReaderConnector {
         if let reader {

@@ -85,6 +85,7 @@ struct ReaderLinkOptions: ParsableArguments {
     /// emulated reader `emulator` describes when it is nil.
     func connector(reader: String?, emulator: EmulatedReaderOptions) -> any ReaderConnector {
         if let reader {
+            if let refusal = ServiceHeldReaders.refusal(for: reader) { return RefusedConnector(reader: reader, refusal: refusal) }
             return BlueZReaderConnector(
                 reader: reader, adapter: adapter, timeout: connectTimeout.duration, valueTransport: valueTransport,
                 maximumMTU: mtu ?? 247, logger: logger(label: "CardReaderKit.BlueZ"))
@@ -115,3 +116,14 @@ extension ReaderSelection {
 }
 
 extension BlueZValueTransport: ExpressibleByArgument {}
+
+/// A connector whose every attempt fails with `refusal`: a reader readerctl must not take
+/// (the service holds it).
+struct RefusedConnector: ReaderConnector {
+    let reader: String
+    let refusal: LinkError
+
+    var readerDescription: String { reader }
+
+    func connect() async throws(LinkError) -> any ReaderLink { throw refusal }
+}
