@@ -16,6 +16,8 @@ let package = Package(
         // BlueZ and D-Bus themselves: no API promise, for the benchmarks beside the package.
         .library(name: "_BLETransport", targets: ["BLETransport"]),
         .executable(name: "readerctl", targets: ["readerctl"]),
+        // readerctl's output and exit statuses, for the service's terminal client (Daemon/): no API promise.
+        .library(name: "_CommandLineOutput", targets: ["CommandLineOutput"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +28,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "ReaderProtocol", swiftSettings: strictImports),
+        // readerctl's output (`key: value` lines, JSON) and exit statuses, shared with the
+        // service's terminal client.
+        .target(name: "CommandLineOutput", dependencies: ["CardReaderCore"], swiftSettings: strictImports),
         // An injected clock as elapsed time, deadlines, and a time line of timed actions: what
         // the reader core, the emulated reader and D-Bus calls wait with.
         .target(name: "Timing", swiftSettings: strictImports),
@@ -105,6 +110,7 @@ let package = Package(
             name: "readerctl",
             dependencies: [
                 "CardReaderKit",
+                "CommandLineOutput",
                 "CardReaderKitTesting",
                 "EmulatedPeripheral",
                 "BLETransport",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CommandLineOutput
 import FoundationEssentials
 
 struct BondsCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 
 struct EMVCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import BLETransport
 import CardReaderKit
 import CardReaderKitTesting
+import CommandLineOutput
 import EmulatedPeripheral
 import Logging
 #if canImport(Glibc)

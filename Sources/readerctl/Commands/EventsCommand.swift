@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CommandLineOutput
 import ReaderProtocol
 
 struct GattCommand: AsyncParsableCommand {

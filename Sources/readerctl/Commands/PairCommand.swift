@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 import Dispatch
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 
 struct PowerOnCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

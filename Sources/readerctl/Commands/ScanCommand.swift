@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CommandLineOutput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

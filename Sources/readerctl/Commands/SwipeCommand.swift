@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 
 struct SwipeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

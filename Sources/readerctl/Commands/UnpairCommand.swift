@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 
 struct UnpairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardReaderKit
+import CommandLineOutput
 import FoundationEssentials
 
 struct UpdateFirmwareCommand: AsyncParsableCommand {

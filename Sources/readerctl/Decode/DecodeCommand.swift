@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineOutput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineOutput
 import FoundationEssentials
 import ReaderProtocol
 

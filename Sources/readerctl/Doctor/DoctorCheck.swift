@@ -1,3 +1,4 @@
+import CommandLineOutput
 /// One line of `readerctl doctor`: a check, what it found, how long it took and, when it
 /// failed or warns, the fix.
 struct DoctorCheck: Sendable, Encodable {

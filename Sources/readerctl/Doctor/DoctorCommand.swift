@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CommandLineOutput
 
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import CommandLineOutput
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETransport
 import CardReaderKit
+import CommandLineOutput
 
 /// How every readerctl command that does work runs: in a task that Ctrl-C cancels (a
 /// second Ctrl-C quits at once), its `--record` recording kept whatever the outcome, and its
@@ -90,7 +91,7 @@ extension PairingError: CommandFailure {
 }
 
 extension LinkError: CommandFailure {
-    var exitStatus: ExitStatus { code == ServiceHeldReaders.code ? .refused : .linkLost }
+    var exitStatus: ExitStatus { code == .heldByService ? .refused : .linkLost }
     var identifier: String { code.rawValue }
     var message: String? { description }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineOutput
 import FoundationEssentials
 
 /// A file named on the command line — a firmware image, a card file, a recording or capture,

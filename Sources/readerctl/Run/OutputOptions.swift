@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineOutput
 
 /// How results are printed.
 struct OutputOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 import CardReaderKit
+import CommandLineOutput
 import Locking
 #if canImport(Glibc)
 import Glibc

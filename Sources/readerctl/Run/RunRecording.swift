@@ -1,7 +1,8 @@
 import ArgumentParser
+import CommandLineOutput
 import FoundationEssentials
-import ReaderProtocol
 import Locking
+import ReaderProtocol
 
 /// `--record FILE`: the run's writes and notifications, timestamped, kept in memory and
 /// written at the end in the text format `decode` reads. Card data in it is the reader's bytes:

@@ -1,4 +1,5 @@
 import CardReaderKit
+import CommandLineOutput
 
 #if canImport(Glibc)
 import Glibc
@@ -12,15 +13,12 @@ import Musl
 /// service's own client instead. The list counts only while the daemon that wrote it holds
 /// its lock: a daemon that died leaves nothing held.
 enum ServiceHeldReaders {
-    /// The link error for a reader the service holds.
-    static let code = LinkError.Code(rawValue: "held-by-service")
-
     /// The error for `reader` (a name prefix or an address, as `--reader` takes it) if the
     /// service holds it; nil otherwise.
     static func refusal(for reader: String) -> LinkError? {
         guard let (name, _) = held().first(where: { overlaps($0.reader, reader) }) else { return nil }
         return LinkError(
-            code, "\(reader) is held by cardreaderd, as \(name): a reader has one owner",
+            .heldByService, "\(reader) is held by cardreaderd, as \(name): a reader has one owner",
             fix: "go through the service: cardreaderctl --reader \(name) (its terminal client), or stop cardreaderd first")
     }
 
@@ -29,7 +27,7 @@ enum ServiceHeldReaders {
         let names = held().map(\.name)
         guard !names.isEmpty else { return nil }
         return LinkError(
-            code, "cardreaderd holds \(names.joined(separator: ", ")): --all would take them from it",
+            .heldByService, "cardreaderd holds \(names.joined(separator: ", ")): --all would take them from it",
             fix: "name the readers the service does not hold with --reader, use cardreaderctl for the others, or stop cardreaderd")
     }
 

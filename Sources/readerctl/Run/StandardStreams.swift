@@ -30,9 +30,3 @@ enum StandardStreams {
     }
 }
 
-extension String {
-    /// The string followed by spaces up to `width` characters (never cut).
-    func padded(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-}

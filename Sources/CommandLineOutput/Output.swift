@@ -1,16 +1,17 @@
 import FoundationEssentials
 import ReaderProtocol
 
-/// Prints results: `key: value` lines for a person, or one JSON object (keys sorted) for a
-/// script.
-enum Output {
-    static func print(_ fields: [String: FieldValue], json: Bool) {
+/// Prints results as readerctl and cardreaderctl do: `key: value` lines for a person, or
+/// one JSON object (keys sorted) for a script.
+public enum Output {
+    /// `fields`, sorted by key.
+    public static func print(_ fields: [String: FieldValue], json: Bool) {
         print(fields, dataObjects: [:], json: json)
     }
 
     /// Fields, then groups of data objects by name (card data as the renderer left it): each
     /// group a tree under its key, or a nested array under that key in JSON.
-    static func print(_ fields: [String: FieldValue], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
+    public static func print(_ fields: [String: FieldValue], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
         if json {
             Swift.print(Self.json(Result(fields: fields, dataObjects: dataObjects)))
             return
@@ -26,7 +27,7 @@ enum Output {
     }
 
     /// `value` as one line of JSON, keys sorted.
-    static func json(_ value: some Encodable) -> String {
+    public static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)

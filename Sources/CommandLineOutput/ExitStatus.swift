@@ -1,8 +1,8 @@
-import ArgumentParser
-import CardReaderKit
+import CardReaderCore
 
-/// readerctl's exit statuses: each case is one row of the table `--help` prints.
-enum ExitStatus: Int32, CaseIterable {
+/// readerctl's exit statuses, which cardreaderctl shares: each case is one row of the
+/// table `--help` prints.
+public enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
     case damageFound = 1
     case unreadableInput = 2
@@ -20,7 +20,8 @@ enum ExitStatus: Int32, CaseIterable {
     case usage = 64
     case cancelled = 130
 
-    var meaning: String {
+    /// What the status means, as `--help` says it.
+    public var meaning: String {
         switch self {
         case .success: "success"
         case .damageFound: "decode: damage or an undecodable frame was found"
@@ -41,39 +42,30 @@ enum ExitStatus: Int32, CaseIterable {
         }
     }
 
-    /// The process's exit code; for ``cancelled``, 128 + the number of the signal that
-    /// cancelled the work (SIGTERM 143, SIGHUP 129; Ctrl-C 130).
-    var exitCode: ExitCode { self == .cancelled ? InterruptSignal.cancelledExitCode : ExitCode(rawValue) }
-
-    /// The whole table, as `readerctl --help` prints it.
-    static let help = table(allCases, title: "Exit status:")
-
-    /// The statuses a subcommand can end with, as its `--help` prints them: `statuses`, with
-    /// success and a usage error always among them.
-    static func help(_ statuses: [ExitStatus]) -> String {
-        let all = Set(statuses + [.success, .usage])
-        return table(allCases.filter(all.contains), title: "Exit status (every status: readerctl --help):")
-    }
-
-    private static func table(_ statuses: [ExitStatus], title: String) -> String {
+    /// The table of `statuses`, under `title`, as `--help` prints it.
+    public static func table(_ statuses: [ExitStatus], title: String) -> String {
         ([title] + statuses.map { "  " + "\($0.rawValue)".padded(to: 5) + $0.meaning }).joined(separator: "\n")
     }
 
     /// The exit status for an operation's error.
-    static func of(_ error: CardReaderError) -> ExitStatus {
-        if let failure = error.firmwareUpdate {
-            switch failure.code {
+    public static func of(_ error: CardReaderError) -> ExitStatus {
+        of(code: error.code, firmware: error.firmwareUpdate?.code, link: error.link?.code)
+    }
+
+    /// The exit status for a failure known by its codes: the SDK's, the firmware update's
+    /// when it is one, and the link's when a link failed (what cardreaderd's errors carry).
+    public static func of(code: CardReaderError.Code, firmware: FirmwareUpdateError.Code?, link: LinkError.Code?) -> ExitStatus {
+        if let firmware {
+            switch firmware {
             case .cancelled, .installedUnconfirmed: return cancelled
             case .invalidImage: return invalidFirmwareImage
             case .readerNeedsPairing: return linkNotSecure
             default: return firmwareNotUpdated
             }
         }
-        if let link = error.link, link.code == .notPaired || link.code == .bondLost || link.code == .insufficientEncryption {
-            return linkNotSecure
-        }
-        if error.link?.code == ServiceHeldReaders.code { return refused }
-        switch error.code {
+        if let link, link == .notPaired || link == .bondLost || link == .insufficientEncryption { return linkNotSecure }
+        if link == .heldByService { return refused }
+        switch code {
         case .linkNotEncrypted: return linkNotSecure
         case .cardholderTimeout, .readerTimedOut, .readerNotResponding: return timedOut
         case .badSwipe: return badSwipe
@@ -83,5 +75,17 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidRequest: return usage
         default: return refused
         }
+    }
+}
+
+extension LinkError.Code {
+    /// A reader cardreaderd holds, which readerctl refuses to take from it.
+    public static let heldByService = Self(rawValue: "held-by-service")
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters (never cut).
+    public func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }
