@@ -72,6 +72,11 @@ let package = Package(
             name: "cardreaderctl",
             dependencies: [
                 "CardReaderService",
+                .product(name: "_CommandLineOutput", package: sdk),
+                .product(name: "CardReaderKit", package: sdk),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -17,6 +17,7 @@ package enum ServiceFailure {
         if let status = error.readerStatus { metadata["reader_status"] = "0x" + hexDigits(status.rawValue) }
         if let word = error.statusWord { metadata["status_word"] = hexDigits(word.sw1) + hexDigits(word.sw2) }
         if let command = error.command { metadata["command"] = command.commandName ?? "\(command)" }
+        if let link = error.link { metadata["link"] = link.code.rawValue }
         let code: RPCError.Code = error.code == .cancelled && pastDeadline ? .deadlineExceeded : rpcCode(for: error)
         return status(code, reason: error.identifier, message: "\(reader): \(error)", metadata: metadata)
     }

@@ -56,14 +56,15 @@ struct CardReaderDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = try config.map(DaemonConfiguration.load(from:)) ?? DaemonConfiguration()
-        if let emulatedFleet {
-            configuration.emulatedFleet = .init(
-                count: emulatedFleet, cards: card.isEmpty ? nil : card,
-                scenario: scenario.map { $0.split(separator: ",").map(String.init) })
-            configuration.readers = nil
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try effectiveConfiguration()
+        } catch let error as DaemonError {
+            // Before logging is set up: said plainly, on standard error.
+            let text = Array("cardreaderd: \(error)\n".utf8)
+            _ = text.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            throw ExitCode(error.exitCode)
         }
-        if let socket { configuration.socket = .init(path: socket, group: configuration.socket?.group, mode: configuration.socket?.mode) }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -76,6 +77,19 @@ struct CardReaderDaemon: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(error.exitCode)
         }
+    }
+
+    /// The configuration file's, with the command line's options over it.
+    private func effectiveConfiguration() throws -> DaemonConfiguration {
+        var configuration = try config.map(DaemonConfiguration.load(from:)) ?? DaemonConfiguration()
+        if let emulatedFleet {
+            configuration.emulatedFleet = .init(
+                count: emulatedFleet, cards: card.isEmpty ? nil : card,
+                scenario: scenario.map { $0.split(separator: ",").map(String.init) })
+            configuration.readers = nil
+        }
+        if let socket { configuration.socket = .init(path: socket, group: configuration.socket?.group, mode: configuration.socket?.mode) }
+        return configuration
     }
 }
 

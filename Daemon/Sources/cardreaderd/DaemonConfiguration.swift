@@ -63,11 +63,9 @@ struct DaemonConfiguration: Codable, Sendable, Equatable {
 
     /// Reads `path`; fails with what is wrong, and where.
     static func load(from path: String) throws -> DaemonConfiguration {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(filePath: path))
-        } catch {
-            throw DaemonError.configuration("cannot read \(path): \(error)")
+        guard FileManager.default.fileExists(atPath: path) else { throw DaemonError.configuration("\(path): no such file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DaemonError.configuration("\(path): not readable by this user")
         }
         do {
             return try JSONDecoder().decode(DaemonConfiguration.self, from: data)
