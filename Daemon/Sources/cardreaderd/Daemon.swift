@@ -24,6 +24,8 @@ struct Daemon {
         if let buffer = configuration.subscriberBuffer, buffer < 1 {
             throw DaemonError.configuration("subscriberBuffer must be at least 1")
         }
+        // Before the readers: each takes the metrics factory in effect when it is made.
+        let metrics = try configuration.metrics.map { address throws(DaemonError) in try MetricsEndpoint(address: address, logger: logger) }
         let readers = try makeReaders()
         let policy = makePolicy()
         let shutdown = DaemonShutdown()
@@ -53,9 +55,7 @@ struct Daemon {
         if let tcp = configuration.tcp {
             services.append(.init(service: GRPCServerService(server: try makeTCPServer(tcp, service: service), shutdown: shutdown)))
         }
-        if let address = configuration.metrics {
-            services.append(.init(service: try MetricsEndpoint(address: address, logger: logger)))
-        }
+        if let metrics { services.append(.init(service: metrics)) }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

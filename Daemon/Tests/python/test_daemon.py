@@ -131,3 +131,21 @@ def test_readerctl_refuses_a_reader_the_daemon_holds(start_daemon):
     # Once the daemon stopped, the list is gone and the reader is readerctl's again.
     daemon.stop()
     assert not os.path.exists(os.path.join(daemon.directory, "held-readers"))
+
+
+def test_metrics_for_prometheus_on_the_opt_in_endpoint(start_daemon):
+    import socket as sockets
+    import urllib.request
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = start_daemon(["--emulated-fleet", "1"], config={"metrics": f"127.0.0.1:{port}"})
+    daemon.stub().Info(pb.InfoRequest(reader=READER), timeout=EVENT_BOUND, wait_for_ready=True)
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=EVENT_BOUND).read().decode()
+    assert 'cardreader_commands_total{reader="VPOS3356-E001",command="get-info",outcome="success"}' in text, text
+    assert 'cardreader_battery_percent{reader="VPOS3356-E001"} 85' in text, text
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=EVENT_BOUND)
+        raise AssertionError("served /other")
+    except urllib.error.HTTPError as error:
+        assert error.code == 404
