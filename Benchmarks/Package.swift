@@ -58,6 +58,10 @@ let package = Package(
             dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "_BLETransport", package: sdk)]
         ),
         .executableTarget(
+            name: "TransmitBenchmark",
+            dependencies: [.product(name: "CardReaderKit", package: sdk), .product(name: "CardReaderKitTesting", package: sdk)]
+        ),
+        .executableTarget(
             name: "DBusBenchmark",
             dependencies: [.product(name: "_BLETransport", package: sdk)]
         ),
