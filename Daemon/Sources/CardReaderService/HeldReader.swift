@@ -22,6 +22,9 @@ package actor HeldReader {
     private var nextID: UInt64 = 0
     /// The status as last published.
     private var status: CardReader.Status
+    /// Why the reader is not connected yet, while the daemon keeps trying: what a command
+    /// meanwhile fails with (`not-paired`, with its fix, rather than `not-connected`).
+    package private(set) var connectFailure: CardReaderError?
     private var tasks: [Task<Void, Never>] = []
 
     /// A client's hold on the reader.
@@ -64,15 +67,21 @@ package actor HeldReader {
             while !Task.isCancelled {
                 do throws(CardReaderError) {
                     try await reader.connect()
+                    await self?.noteConnectFailure(nil)
                     return
                 } catch {
                     if Task.isCancelled { return }
+                    await self?.noteConnectFailure(error)
                     logger.notice("reader not connected yet; trying again", metadata: ["reader": "\(name)", "error": "\(error)", "in": "\(delay)"])
                     guard (try? await Task.sleep(for: delay)) != nil, self != nil else { return }
                     delay = min(delay * 2, .seconds(30))
                 }
             }
         })
+    }
+
+    private func noteConnectFailure(_ error: CardReaderError?) {
+        connectFailure = error
     }
 
     /// Stops following the reader, ends every lease (the card powered off) and

@@ -84,6 +84,9 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
             return value
         case .failure(let error) where error.code == .cancelled && shutdown.isStopping:
             throw ServiceFailure.shuttingDown(reader.name)
+        case .failure(let error) where error.code == .notConnected:
+            // Never connected yet: why the daemon cannot reach it says more.
+            throw ServiceFailure.from(await reader.connectFailure ?? error, reader: reader.name)
         case .failure(let error):
             let past = deadline.map { ContinuousClock.now >= $0 } ?? false
             throw ServiceFailure.from(error, reader: reader.name, pastDeadline: past)

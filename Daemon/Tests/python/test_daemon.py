@@ -121,6 +121,11 @@ def test_readerctl_refuses_a_reader_the_daemon_holds(start_daemon):
     import subprocess
     # A Bluetooth reader the daemon holds (there is no bluetoothd here: it keeps trying).
     daemon = start_daemon([], config={"readers": [{"name": "lane-1", "reader": "VPOS3356-1A2B", "adapter": "hci1"}]})
+    # Until it connects, a command says why the daemon cannot reach the reader.
+    daemon.wait_for_line("reader not connected yet")
+    error, info = fails(lambda: daemon.stub().Info(pb.InfoRequest(reader="lane-1"), timeout=EVENT_BOUND),
+                        grpc.StatusCode.UNAVAILABLE, "connection-failed")
+    assert info.metadata["link"] and info.metadata["fix"], dict(info.metadata)
     held = open(os.path.join(daemon.directory, "held-readers")).read()
     assert "lane-1\tVPOS3356-1A2B\thci1" in held
     environment = {**os.environ, "CARDREADERD_RUNTIME_DIRECTORY": daemon.directory}
