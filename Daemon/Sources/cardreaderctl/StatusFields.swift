@@ -24,18 +24,12 @@ enum StatusFields {
         return fields
     }
 
-    /// `ready`, `reconnecting`, … as readerctl names the link's states.
+    /// `ready`, `reconnecting`, … as readerctl names the link's states: the contract's
+    /// value without its `LINK_` prefix.
     static func linkName(_ link: Cardreader_V1_ReaderStatus.Link) -> String {
         switch link {
-        case .disconnected: "disconnected"
-        case .connecting: "connecting"
-        case .ready: "ready"
-        case .busy: "busy"
-        case .updating: "updating"
-        case .reconnecting: "reconnecting"
-        case .resetting: "resetting"
-        case .lost: "lost"
         case .unspecified, .UNRECOGNIZED: "unknown"
+        default: "\(link)"
         }
     }
 }
