@@ -1,8 +1,10 @@
 """Round trips of one APDU from Python, through cardreaderd (gRPC, a lease held, the card
-powered) and through pcscd (pyscard's SCardTransmit to vpcd's virtual card): the median
-and 90th percentile over COUNT exchanges, in microseconds, after a warm-up.
+powered), through pcscd (pyscard's SCardTransmit to vpcd's virtual card) and through
+pcscd to the driver and cardreaderd (pyscard's SCardTransmit to the emulated reader's
+card): the median and 90th percentile over COUNT exchanges, in microseconds, after a
+warm-up.
 
-Usage: transmit_clients.py daemon SOCKET COUNT | pcscd COUNT
+Usage: transmit_clients.py daemon SOCKET COUNT | pcscd COUNT | driver COUNT
 """
 import statistics
 import sys
@@ -40,11 +42,11 @@ def daemon(socket, count):
     hold.cancel()
 
 
-def pcscd(count):
+def pcscd(count, name="Virtual PCD", label="pcscd"):
     from smartcard.System import readers
     deadline = time.monotonic() + 30
     while True:
-        available = [reader for reader in readers() if "Virtual PCD" in str(reader)]
+        available = [reader for reader in readers() if name in str(reader)]
         if available:
             try:
                 connection = available[0].createConnection()
@@ -56,11 +58,13 @@ def pcscd(count):
             sys.exit("pcscd shows no virtual card")
         time.sleep(0.2)
     apdu = list(SELECT)
-    report("pcscd", measure(lambda: connection.transmit(apdu), count))
+    report(label, measure(lambda: connection.transmit(apdu), count))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "daemon":
         daemon(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "driver":
+        pcscd(int(sys.argv[2]), name="CardReaderKit", label="driver")
     else:
         pcscd(int(sys.argv[2]))

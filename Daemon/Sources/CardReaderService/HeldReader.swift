@@ -1,3 +1,4 @@
+import CardReaderContract
 import CardReaderKit
 import GRPCProtobuf
 import Logging
@@ -22,10 +23,14 @@ package actor HeldReader {
     private var nextID: UInt64 = 0
     /// The status as last published.
     private var status: CardReader.Status
+    /// The chip slot, as last learned.
+    private var chipSlot = ChipSlotKnowledge()
     /// Why the reader is not connected yet, while the daemon keeps trying: what a command
     /// meanwhile fails with (`not-paired`, with its fix, rather than `not-connected`).
     package private(set) var connectFailure: CardReaderError?
     private var tasks: [Task<Void, Never>] = []
+    /// The slot's read at the latest connection's start.
+    private var slotRead: Task<Void, Never>?
 
     /// A client's hold on the reader.
     package struct Lease: Sendable {
@@ -89,6 +94,7 @@ package actor HeldReader {
     package func stop() async {
         for task in tasks { task.cancel() }
         tasks.removeAll()
+        slotRead?.cancel()
         if let lease { await end(lease) }
         for subscription in subscriptions.values { subscription.finish() }
         subscriptions.removeAll()
@@ -96,7 +102,11 @@ package actor HeldReader {
     }
 
     /// The status now, as the contract says it.
-    package var statusMessage: Cardreader_V1_ReaderStatus { Cardreader_V1_ReaderStatus(status, heldBy: lease?.holder) }
+    package var statusMessage: Cardreader_V1_ReaderStatus {
+        var message = Cardreader_V1_ReaderStatus(status, heldBy: lease?.holder)
+        message.chipSlot = chipSlot.message
+        return message
+    }
 
     // MARK: - Subscribers
 
@@ -113,12 +123,44 @@ package actor HeldReader {
     }
 
     private func publish(_ new: CardReader.Status) {
+        let wasConnected = status.link.isConnected
         status = new
+        if !new.link.isConnected {
+            chipSlot.linkEnded()
+        } else if !wasConnected {
+            readChipSlot()
+        }
         broadcast(.status(statusMessage))
     }
 
     private func publish(_ event: CardReaderEvent) {
+        switch event {
+        case .cardInserted: noteChipSlot { $0.cardInserted() }
+        case .cardRemoved: noteChipSlot { $0.cardRemoved() }
+        default: break
+        }
         broadcast(.event(Cardreader_V1_ReaderEvent(event)))
+    }
+
+    // MARK: - The chip slot
+
+    /// Reads the slot once, at a connection's start (ICC STATUS): the reader says nothing
+    /// of a card that was already in the slot.
+    private func readChipSlot() {
+        let generation = chipSlot.generation
+        let reader = reader
+        slotRead?.cancel()
+        slotRead = Task { [weak self] in
+            guard let slot = try? await reader.cardSlotState() else { return }
+            await self?.noteChipSlot { $0.slotRead(slot, startedAt: generation) }
+        }
+    }
+
+    /// Applies `change` to what is known of the chip slot, and says so when it changed.
+    package func noteChipSlot(_ change: (inout ChipSlotKnowledge) -> Void) {
+        let before = chipSlot
+        change(&chipSlot)
+        if chipSlot != before { broadcast(.status(statusMessage)) }
     }
 
     private func broadcast(_ content: Cardreader_V1_ReaderUpdate.OneOf_Update) {
@@ -158,6 +200,7 @@ package actor HeldReader {
         if ending.cardPowered {
             do throws(CardReaderError) {
                 try await reader.powerOffCard()
+                noteChipSlot { $0.poweredOff() }
             } catch {
                 logger.notice("could not power the card off at the lease's end", metadata: ["reader": "\(name)", "error": "\(error)"])
             }
@@ -226,4 +269,14 @@ package final class Subscription: Sendable {
     package func takeDropped() -> UInt64 { droppedSinceTaken.exchange(0, ordering: .relaxed) }
 
     package func finish() { continuation.finish() }
+}
+
+extension CardReader.Status.Link {
+    /// Whether a link is up (a firmware update's included).
+    fileprivate var isConnected: Bool {
+        switch self {
+        case .ready, .busy, .updating: true
+        case .disconnected, .connecting, .reconnecting, .resetting, .lost: false
+        }
+    }
 }

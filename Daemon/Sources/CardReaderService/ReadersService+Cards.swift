@@ -1,3 +1,4 @@
+import CardReaderContract
 import CardReaderKit
 import FoundationEssentials
 import GRPCCore
@@ -92,6 +93,7 @@ extension ReadersService {
                 try await reader.powerOnCard(waitingForInsertion: wait)
             }
             await reader.noteCard(powered: true, lease: lease.id)
+            await reader.noteChipSlot { $0.poweredOn(answerToReset: atr.bytes) }
             return atr
         }
         return .with { $0.atr = Data(atr.bytes) }
@@ -128,6 +130,7 @@ extension ReadersService {
             lease throws(GoogleRPCStatus) in
             try await perform(on: reader, until: deadline) { reader throws(CardReaderError) in try await reader.powerOffCard() }
             await reader.noteCard(powered: false, lease: lease.id)
+            await reader.noteChipSlot { $0.poweredOff() }
         }
         return Cardreader_V1_PowerOffResponse()
     }
@@ -141,17 +144,22 @@ extension ReadersService {
         if request.reveal { try authorizeReveal(to: caller, on: reader, of: "an EMV read unmasked") }
         let wait = Duration.seconds(request.insertionWaitSeconds == 0 ? 30 : Int(request.insertionWaitSeconds))
         let card = try await leased(reader, leaseID: request.leaseID, caller: caller, command: "ReadEMV") { _ throws(GoogleRPCStatus) in
-            try await perform(on: reader, until: deadline) { reader throws(CardReaderError) in
-                _ = try await reader.powerOnCard(waitingForInsertion: wait)
+            let (card, atr) = try await perform(on: reader, until: deadline) { cardReader throws(CardReaderError) in
+                let atr = try await cardReader.powerOnCard(waitingForInsertion: wait)
                 do throws(CardReaderError) {
-                    let card = try await reader.readEMVCard()
-                    try await reader.powerOffCard()
-                    return card
+                    let card = try await cardReader.readEMVCard()
+                    try await cardReader.powerOffCard()
+                    return (card, atr.bytes)
                 } catch {
-                    try? await reader.powerOffCard()
+                    try? await cardReader.powerOffCard()
                     throw error
                 }
             }
+            await reader.noteChipSlot {
+                $0.poweredOn(answerToReset: atr)
+                $0.poweredOff()
+            }
+            return card
         }
         return .with {
             $0.applicationIdentifier = card.applicationIdentifierHex

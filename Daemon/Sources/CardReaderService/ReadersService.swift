@@ -1,3 +1,4 @@
+import CardReaderContract
 import CardReaderKit
 import GRPCCore
 import GRPCProtobuf
@@ -13,7 +14,8 @@ import SwiftProtobuf
 /// and return the response, the streaming ones writing to an `RPCWriter`.
 package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
     package let readers: HeldReaders
-    package let policy: AccessPolicy
+    /// Who may call, and who may have card data: replaced when the daemon reloads.
+    package let access: AccessControl
     /// How many updates a WatchReaders subscriber may fall behind before its oldest go.
     package let subscriberBuffer: Int
     /// Set once the daemon begins to stop.
@@ -21,11 +23,11 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
     let logger: Logger
 
     package init(
-        readers: HeldReaders, policy: AccessPolicy, subscriberBuffer: Int = 256, shutdown: DaemonShutdown = DaemonShutdown(),
+        readers: HeldReaders, access: AccessControl, subscriberBuffer: Int = 256, shutdown: DaemonShutdown = DaemonShutdown(),
         logger: Logger
     ) {
         self.readers = readers
-        self.policy = policy
+        self.access = access
         self.subscriberBuffer = subscriberBuffer
         self.shutdown = shutdown
         self.logger = logger
@@ -36,14 +38,14 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
     /// The call's caller, if it may call at all.
     func caller(of context: ServerContext) throws(GoogleRPCStatus) -> (Caller, ContinuousClock.Instant?) {
         guard let known = context.transportSpecific as? CallerContext else { throw ServiceFailure.unauthenticated }
-        guard policy.allows(known.caller.principal) else { throw ServiceFailure.notAllowed(known.caller) }
+        guard access.policy.allows(known.caller.principal) else { throw ServiceFailure.notAllowed(known.caller) }
         return (known.caller, known.deadline)
     }
 
     /// Checks that `caller` may have card data unmasked, and logs that it has it: who, on
     /// which reader, what; never the data.
     func authorizeReveal(to caller: Caller, on reader: HeldReader, of what: String) throws(GoogleRPCStatus) {
-        guard policy.allowsReveal(to: caller) else { throw ServiceFailure.revealRefused(reader.name, to: caller, what: what) }
+        guard access.policy.allowsReveal(to: caller) else { throw ServiceFailure.revealRefused(reader.name, to: caller, what: what) }
         logger.notice("card data revealed", metadata: ["to": "\(caller)", "reader": "\(reader.name)", "what": "\(what)"])
     }
 
@@ -88,6 +90,8 @@ package struct ReadersService: Cardreader_V1_Readers.SimpleServiceProtocol {
             // Never connected yet: why the daemon cannot reach it says more.
             throw ServiceFailure.from(await reader.connectFailure ?? error, reader: reader.name)
         case .failure(let error):
+            // The reader found the slot empty: what its events may not have said.
+            if error.code == .noCard || error.code == .cardRemoved { await reader.noteChipSlot { $0.cardRemoved() } }
             let past = deadline.map { ContinuousClock.now >= $0 } ?? false
             throw ServiceFailure.from(error, reader: reader.name, pastDeadline: past)
         }

@@ -1,3 +1,4 @@
+import CardReaderContract
 import CardReaderKit
 import SwiftProtobuf
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardReaderService
+import CardReaderContract
 import CommandLineOutput
 
 struct StatusCommand: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import CardReaderKit
-import CardReaderService
+import CardReaderContract
 import ReaderProtocol
 
 /// A reader's status as readerctl's `status` prints it: `link`, `batteryPercent`,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardReaderKit
-import CardReaderService
+import CardReaderContract
 import CommandLineOutput
 import SwiftProtobuf
 

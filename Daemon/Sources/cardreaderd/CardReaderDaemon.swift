@@ -28,14 +28,14 @@ struct CardReaderDaemon: AsyncParsableCommand {
             Without Bluetooth: --emulated-fleet N holds N emulated readers, VPOS3356-E001 …
 
             SIGTERM or Ctrl-C stops it gracefully: calls under way are cancelled at the reader, \
-            leases end with their cards powered off, clients see the daemon stopping.
-            """)
+            leases end with their cards powered off, clients see the daemon stopping. SIGHUP \
+            re-reads the configuration's users and reveal list, the readers left connected.
 
-    @Option(help: ArgumentHelp("The configuration file (JSON): readers, socket, users, reveal list, TCP, metrics.", valueName: "file"))
-    var config: String?
+            `cardreaderd pcsc install` makes the readers' chip slots PC/SC readers (pcscd).
+            """,
+        subcommands: [PCSCCommand.self])
 
-    @Option(help: ArgumentHelp("Serve on this Unix socket instead of the configuration's (default /run/cardreaderd/cardreaderd.sock).", valueName: "path"))
-    var socket: String?
+    @OptionGroup var service: ServiceLocation
 
     @Option(help: ArgumentHelp("Hold N emulated readers, VPOS3356-E001 …, instead of Bluetooth ones (1-64).", valueName: "n"))
     var emulatedFleet: Int?
@@ -72,7 +72,7 @@ struct CardReaderDaemon: AsyncParsableCommand {
         }
         let logger = Logger(label: "cardreaderd")
         do {
-            try await Daemon(configuration: configuration, logger: logger).run()
+            try await Daemon(configuration: configuration, configurationFile: service.config, logger: logger).run()
         } catch let error as DaemonError {
             logger.critical("\(error)")
             throw ExitCode(error.exitCode)
@@ -81,16 +81,26 @@ struct CardReaderDaemon: AsyncParsableCommand {
 
     /// The configuration file's, with the command line's options over it.
     private func effectiveConfiguration() throws -> DaemonConfiguration {
-        var configuration = try config.map(DaemonConfiguration.load(from:)) ?? DaemonConfiguration()
+        var configuration = try service.config.map(DaemonConfiguration.load(from:)) ?? DaemonConfiguration()
         if let emulatedFleet {
             configuration.emulatedFleet = .init(
                 count: emulatedFleet, cards: card.isEmpty ? nil : card,
                 scenario: scenario.map { $0.split(separator: ",").map(String.init) })
             configuration.readers = nil
         }
-        if let socket { configuration.socket = .init(path: socket, group: configuration.socket?.group, mode: configuration.socket?.mode) }
+        if let socket = service.socket { configuration.socket = .init(path: socket, group: configuration.socket?.group, mode: configuration.socket?.mode) }
         return configuration
     }
+}
+
+/// The daemon's configuration file and socket: the options of `cardreaderd` and of the
+/// commands under it (`pcsc install` reaches the daemon they name).
+struct ServiceLocation: ParsableArguments {
+    @Option(help: ArgumentHelp("The configuration file (JSON): readers, socket, users, reveal list, TCP, metrics.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The daemon's Unix socket, instead of the configuration's (default /run/cardreaderd/cardreaderd.sock).", valueName: "path"))
+    var socket: String?
 }
 
 extension DaemonError {

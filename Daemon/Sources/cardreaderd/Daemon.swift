@@ -18,6 +18,8 @@ struct Daemon {
     static let standardSocket = "/run/cardreaderd/cardreaderd.sock"
 
     let configuration: DaemonConfiguration
+    /// The file `configuration` came from, re-read for its users and reveal list on SIGHUP.
+    let configurationFile: String?
     let logger: Logger
 
     func run() async throws {
@@ -27,10 +29,10 @@ struct Daemon {
         // Before the readers: each takes the metrics factory in effect when it is made.
         let metrics = try configuration.metrics.map { address throws(DaemonError) in try MetricsEndpoint(address: address, logger: logger) }
         let readers = try makeReaders()
-        let policy = makePolicy()
+        let access = AccessControl(Self.policy(of: configuration))
         let shutdown = DaemonShutdown()
         let service = ReadersService(
-            readers: readers, policy: policy, subscriberBuffer: configuration.subscriberBuffer ?? 256, shutdown: shutdown,
+            readers: readers, access: access, subscriberBuffer: configuration.subscriberBuffer ?? 256, shutdown: shutdown,
             logger: logger)
         let socketPath = configuration.socket?.path ?? Self.standardSocket
         let socket = try UnixSocket(path: socketPath, mode: try socketMode(), group: try socketGroup())
@@ -56,6 +58,7 @@ struct Daemon {
             services.append(.init(service: GRPCServerService(server: try makeTCPServer(tcp, service: service), shutdown: shutdown)))
         }
         if let metrics { services.append(.init(service: metrics)) }
+        services.append(.init(service: AccessReloader(file: configurationFile, access: access, logger: logger)))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -104,7 +107,7 @@ struct Daemon {
     }
 
     /// The configuration's users, and always the daemon's own user and root.
-    private func makePolicy() -> AccessPolicy {
+    static func policy(of configuration: DaemonConfiguration) -> AccessPolicy {
         let own = [PeerCredentials.userName(of: getuid()), PeerCredentials.userName(of: 0)]
         return AccessPolicy(allowed: Set((configuration.users ?? []) + own), revealing: Set(configuration.reveal ?? []))
     }

@@ -1,3 +1,4 @@
+import CardReaderContract
 import CardReaderKit
 import CardReaderKitTesting
 import CardReaderService
@@ -51,5 +52,24 @@ import Testing
         #expect(try await held.reader.cardSlotState() == .cardPowered)
         await held.releaseLease(lease.id)
         #expect(try await held.reader.cardSlotState() == .cardPresent)
+    }
+
+    @Test func theChipSlotIsReadOnceAtTheConnectionAndFollowsTheReadersEvents() async throws {
+        let held = try await heldReader()
+        let subscription = Subscription(capacity: 64)
+        _ = await held.subscribe(subscription)
+        await held.start()
+        defer { Task { await held.stop() } }
+        var updates = subscription.updates.makeAsyncIterator()
+        // The card is in the slot from the start (the scenario): ICC STATUS says so.
+        while let update = await updates.next() {
+            if case .status(let status) = update.update, status.chipSlot.state == .cardPresent { break }
+        }
+        #expect(await held.statusMessage.chipSlot.atr.isEmpty, "not powered since it was inserted")
+        let atr = try await held.reader.powerOnCard(waitingForInsertion: .zero)
+        await held.noteChipSlot { $0.poweredOn(answerToReset: atr.bytes) }
+        let status = await held.statusMessage
+        #expect(status.chipSlot.state == .cardPowered)
+        #expect([UInt8](status.chipSlot.atr) == [0x3B, 0x68, 0x00, 0x00, 0x00, 0x73, 0xC8, 0x40, 0x13, 0x00, 0x90, 0x00])
     }
 }

@@ -158,12 +158,13 @@ extension CardReader {
         publishStatus()
     }
 
-    /// A new link is open: a reset whose time has come is behind, the idle time counts from
-    /// now, and the link's battery levels (if it carries them) go into the status.
+    /// A new link is open: a reset whose time is past is behind (the reader reset while
+    /// the link was down; one this link could still meet is ahead), the idle time counts
+    /// from now, and the link's battery levels (if it carries them) go into the status.
     func linkStarted(_ link: any ReaderLink) {
         lane.resetting = false
         timeline.cancel(.resetSilenceOver)
-        if let resetAt = lane.resetAt, timing.elapsed() >= resetAt - Self.dropTimingTolerance { clearAnnouncedReset() }
+        if let resetAt = lane.resetAt, timing.elapsed() >= resetAt + Self.dropTimingTolerance { clearAnnouncedReset() }
         lane.linkOpenedAt = timing.elapsed()
         noteActivity()
         publishStatus()

@@ -173,6 +173,16 @@ package nonisolated struct Cardreader_V1_ReaderStatus: @unchecked Sendable {
     set {_uniqueStorage()._heldBy = newValue}
   }
 
+  /// The chip slot, as the daemon last learned it.
+  package var chipSlot: Cardreader_V1_ChipSlot {
+    get {_storage._chipSlot ?? Cardreader_V1_ChipSlot()}
+    set {_uniqueStorage()._chipSlot = newValue}
+  }
+  /// Returns true if `chipSlot` has been explicitly set.
+  package var hasChipSlot: Bool {_storage._chipSlot != nil}
+  /// Clears the value of `chipSlot`. Subsequent reads from it will return its default value.
+  package mutating func clearChipSlot() {_uniqueStorage()._chipSlot = nil}
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// The link's state.
@@ -259,6 +269,78 @@ package nonisolated struct Cardreader_V1_ReaderStatus: @unchecked Sendable {
   package init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A reader's chip slot. The daemon learns it without asking the reader for each client:
+/// ICC STATUS once per connection, then the reader's card-inserted and card-removed events
+/// and the power-ons and power-offs it sends for its clients.
+package nonisolated struct Cardreader_V1_ChipSlot: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The slot's state now.
+  package var state: Cardreader_V1_ChipSlot.State = .unspecified
+
+  /// The answer to reset of the card in the slot, from its last power-on since it was
+  /// inserted; empty when it has not been powered since. An ATR names the card's chip and
+  /// protocols, no cardholder data.
+  package var atr: Data = Data()
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// Whether a card is in the slot, and powered.
+  package nonisolated enum State: SwiftProtobuf.Enum, Swift.CaseIterable {
+    package typealias RawValue = Int
+
+    /// Not known: the reader is not connected, or has not said yet.
+    case unspecified // = 0
+
+    /// No card in the slot.
+    case empty // = 1
+
+    /// A card in the slot, not powered.
+    case cardPresent // = 2
+
+    /// A card in the slot, powered by a client's session.
+    case cardPowered // = 3
+    case UNRECOGNIZED(Int)
+
+    package init() {
+      self = .unspecified
+    }
+
+    package init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .unspecified
+      case 1: self = .empty
+      case 2: self = .cardPresent
+      case 3: self = .cardPowered
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    package var rawValue: Int {
+      switch self {
+      case .unspecified: return 0
+      case .empty: return 1
+      case .cardPresent: return 2
+      case .cardPowered: return 3
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    package static let allCases: [Cardreader_V1_ChipSlot.State] = [
+      .unspecified,
+      .empty,
+      .cardPresent,
+      .cardPowered,
+    ]
+
+  }
+
+  package init() {}
 }
 
 /// A reader's battery.
@@ -1031,7 +1113,7 @@ nonisolated extension Cardreader_V1_Reader: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ReaderStatus"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}busy_command\0\u{3}reconnect_attempt\0\u{1}update\0\u{1}battery\0\u{3}firmware_version\0\u{3}last_disconnect\0\u{3}reset_expected_unix_seconds\0\u{3}held_by\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}link\0\u{3}busy_command\0\u{3}reconnect_attempt\0\u{1}update\0\u{1}battery\0\u{3}firmware_version\0\u{3}last_disconnect\0\u{3}reset_expected_unix_seconds\0\u{3}held_by\0\u{3}chip_slot\0")
 
   fileprivate class _StorageClass {
     var _link: Cardreader_V1_ReaderStatus.Link = .unspecified
@@ -1043,6 +1125,7 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
     var _lastDisconnect: Cardreader_V1_DisconnectReason? = nil
     var _resetExpectedUnixSeconds: Int64 = 0
     var _heldBy: String = String()
+    var _chipSlot: Cardreader_V1_ChipSlot? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1062,6 +1145,7 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
       _lastDisconnect = source._lastDisconnect
       _resetExpectedUnixSeconds = source._resetExpectedUnixSeconds
       _heldBy = source._heldBy
+      _chipSlot = source._chipSlot
     }
   }
 
@@ -1089,6 +1173,7 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
         case 7: try { try decoder.decodeSingularMessageField(value: &_storage._lastDisconnect) }()
         case 8: try { try decoder.decodeSingularInt64Field(value: &_storage._resetExpectedUnixSeconds) }()
         case 9: try { try decoder.decodeSingularStringField(value: &_storage._heldBy) }()
+        case 10: try { try decoder.decodeSingularMessageField(value: &_storage._chipSlot) }()
         default: break
         }
       }
@@ -1128,6 +1213,9 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
       if !_storage._heldBy.isEmpty {
         try visitor.visitSingularStringField(value: _storage._heldBy, fieldNumber: 9)
       }
+      try { if let v = _storage._chipSlot {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1146,6 +1234,7 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
         if _storage._lastDisconnect != rhs_storage._lastDisconnect {return false}
         if _storage._resetExpectedUnixSeconds != rhs_storage._resetExpectedUnixSeconds {return false}
         if _storage._heldBy != rhs_storage._heldBy {return false}
+        if _storage._chipSlot != rhs_storage._chipSlot {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1157,6 +1246,45 @@ nonisolated extension Cardreader_V1_ReaderStatus: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Cardreader_V1_ReaderStatus.Link: SwiftProtobuf._ProtoNameProviding {
   package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LINK_UNSPECIFIED\0\u{1}LINK_DISCONNECTED\0\u{1}LINK_CONNECTING\0\u{1}LINK_READY\0\u{1}LINK_BUSY\0\u{1}LINK_UPDATING\0\u{1}LINK_RECONNECTING\0\u{1}LINK_RESETTING\0\u{1}LINK_LOST\0")
+}
+
+nonisolated extension Cardreader_V1_ChipSlot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".ChipSlot"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}state\0\u{1}atr\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.atr) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 1)
+    }
+    if !self.atr.isEmpty {
+      try visitor.visitSingularBytesField(value: self.atr, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Cardreader_V1_ChipSlot, rhs: Cardreader_V1_ChipSlot) -> Bool {
+    if lhs.state != rhs.state {return false}
+    if lhs.atr != rhs.atr {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Cardreader_V1_ChipSlot.State: SwiftProtobuf._ProtoNameProviding {
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STATE_UNSPECIFIED\0\u{1}STATE_EMPTY\0\u{1}STATE_CARD_PRESENT\0\u{1}STATE_CARD_POWERED\0")
 }
 
 nonisolated extension Cardreader_V1_Battery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

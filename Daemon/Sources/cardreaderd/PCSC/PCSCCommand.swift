@@ -1,0 +1,44 @@
+import ArgumentParser
+
+/// `cardreaderd pcsc`: the readers' chip slots as PC/SC readers, for every smart-card
+/// program on the host (through pcscd and the driver, libcardreaderd-ifd.so).
+struct PCSCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pcsc",
+        abstract: "Make the readers' chip slots PC/SC readers (pcscd's driver), or stop.",
+        discussion: """
+            The driver hands the cards' raw APDUs (card numbers included) to every program \
+            that can reach pcscd's socket: read the guide's security section first (ChipSlotForPCSCPrograms.md, in share/doc/cardreaderd).
+            """,
+        subcommands: [PCSCInstallCommand.self, PCSCUninstallCommand.self])
+}
+
+/// Where pcscd and the driver's files are, under a system root (`/`, or a staging tree).
+struct PCSCPaths {
+    var root: String
+
+    /// Where Debian's pcscd keeps drivers that reader.conf.d entries name.
+    var driverLibrary: String { root + "usr/lib/pcsc/drivers/serial/libcardreaderd-ifd.so" }
+    /// The directory pcscd reads reader entries from when it starts.
+    var readerConfDirectory: String { root + "etc/reader.conf.d" }
+    var pcscdPIDFile: String { root + "run/pcscd/pcscd.pid" }
+    var pcscdSocket: String { root + "run/pcscd/pcscd.comm" }
+    var serviceConfiguration: String { root + "etc/cardreaderd/config.json" }
+
+    init(root: String) {
+        self.root = root.hasSuffix("/") ? root : root + "/"
+    }
+}
+
+/// The options `install` and `uninstall` share: cardreaderd's (its configuration, by
+/// default /etc/cardreaderd/config.json under the system root, and its socket), and where
+/// the files go.
+struct PCSCLocationOptions: ParsableArguments {
+    @OptionGroup var service: ServiceLocation
+
+    @Option(help: ArgumentHelp("Put the files under this directory instead of /, the entries naming the driver there (a pcscd of one's own reads DIR/etc/reader.conf.d).", valueName: "dir"))
+    var systemRoot = "/"
+
+    var paths: PCSCPaths { PCSCPaths(root: systemRoot) }
+    var configurationFile: String { service.config ?? paths.serviceConfiguration }
+}
