@@ -175,25 +175,6 @@ struct ReaderLaneTests {
         #expect(away.resetExpected == announced.resetExpected)
     }
 
-    /// A link that opens just before the announced reset (here after the idle rule's drop
-    /// 1 s ahead of it, seen over BlueZ when the keep-alive is longer than the idle rule)
-    /// still meets the reset: the reader resets at its time, and the drop that follows is
-    /// the reset, not the reader gone.
-    @Test func aLinkOpenedJustBeforeTheResetMeetsIt() async throws {
-        var configuration = LaneBench.lane(keepAlive: nil)
-        configuration.readerIdleTimeout = .seconds(99)
-        let bench = try await LaneBench(scenario: ["reset-after=100", "idle-timeout=99"], configuration: configuration)
-        _ = try await bench.waitForStatus { $0.resetExpected != nil }
-        try await bench.pass(to: .seconds(99))
-        let back = try await bench.stepping(within: .seconds(1)) {
-            try await bench.waitForStatus { $0.link == .ready && $0.lastDisconnect?.code == .idle }
-        }
-        #expect(back.resetExpected != nil, "the reset is still ahead of this link")
-        try await bench.idle(from: bench.now, until: .seconds(100))
-        let resetting = try await bench.waitForStatus { $0.link == .resetting }
-        #expect(resetting.lastDisconnect?.code == .dailyReset)
-    }
-
     /// Inside the warning, a command that could meet the reset waits for the reader's
     /// return within its own deadline: GET INFO (1.5 s) 2 s before the reset cannot see
     /// the reader back in time and fails `resetting`, with the time left; a swipe (31 s)
