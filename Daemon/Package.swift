@@ -132,6 +132,8 @@ let package = Package(
             dependencies: [
                 "CardReaderPCSC",
                 "CPCSCDriverInterface",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -38,14 +38,11 @@ package struct ReaderView: Sendable, Hashable {
     /// The card's ATR from its last power-on since it was inserted, by any client; empty
     /// when it has not been powered since.
     package var answerToReset: [UInt8]
-    /// Who holds the reader's lease, empty when nobody does.
-    package var heldBy: String
 
-    package init(isConnected: Bool, slot: Slot, answerToReset: [UInt8], heldBy: String) {
+    package init(isConnected: Bool, slot: Slot, answerToReset: [UInt8]) {
         self.isConnected = isConnected
         self.slot = slot
         self.answerToReset = answerToReset
-        self.heldBy = heldBy
     }
 
     package var hasCard: Bool { slot == .present || slot == .powered }

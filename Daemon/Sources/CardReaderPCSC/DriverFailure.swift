@@ -1,4 +1,6 @@
 import CPCSCDriverInterface
+import GRPCCore
+import GRPCProtobuf
 
 /// Why a call to cardreaderd failed, as the driver logs it: the service's reason and fix,
 /// never the bytes of an APDU.
@@ -49,5 +51,38 @@ package struct DriverFailure: Error, Sendable, CustomStringConvertible {
         case .timedOut: IFDCode.responseTimeout
         default: IFDCode.communicationError
         }
+    }
+
+    /// What a failed call to the service means for PC/SC, with the service's reason and
+    /// fix (its google.rpc.ErrorInfo); a failure without one is the service not answering.
+    package init(_ error: any Error) {
+        guard let rpc = error as? RPCError else {
+            self.init(kind: .unreachable, message: "\(error)")
+            return
+        }
+        guard let status = try? rpc.unpackGoogleRPCStatus(), let info = status.details.first?.errorInfo else {
+            let kind: Kind =
+                switch rpc.code {
+                case .unavailable: .unreachable
+                case .deadlineExceeded: .timedOut
+                case .cancelled: .leaseEnded
+                default: .refused
+                }
+            self.init(kind: kind, message: "\(rpc.code): \(rpc.message)")
+            return
+        }
+        let kind: Kind =
+            switch info.reason {
+            case "no-card", "card-removed": .noCard
+            case "reader-held": .held
+            case "lease-required": .leaseEnded
+            case "reader-timed-out", "queue-timed-out": .timedOut
+            // The SDK's codes for a reader that cannot take commands now (CardReaderError.Code).
+            case "not-connected", "link-lost", "connection-timed-out", "connection-failed", "reader-not-responding",
+                "write-failed", "reader-resetting", "reader-updating", "daemon-stopping":
+                .linkDown
+            default: rpc.code == .unavailable ? .linkDown : .refused
+            }
+        self.init(kind: kind, message: status.message, reason: info.reason, fix: info.metadata["fix"])
     }
 }

@@ -1,10 +1,11 @@
 import CPCSCDriverInterface
 
-/// The answers and tags of pcsc-lite's driver interface (ifdhandler.h, version 3).
+/// The answers and tags of pcsc-lite's driver interface (ifdhandler.h, version 3) that the
+/// driver gives. Never IFD_NO_SUCH_DEVICE (617): pcscd then slows every later call and
+/// keeps the reader anyway; a reader that is away is IFD_COMMUNICATION_ERROR until back.
 package enum IFDCode {
     package static let success: PCSCDriverResponse = 0
     package static let errorTag: PCSCDriverResponse = 600
-    package static let errorSetFailure: PCSCDriverResponse = 601
     package static let errorValueReadOnly: PCSCDriverResponse = 602
     package static let errorNotSupported: PCSCDriverResponse = 606
     package static let protocolNotSupported: PCSCDriverResponse = 607
@@ -13,7 +14,6 @@ package enum IFDCode {
     package static let responseTimeout: PCSCDriverResponse = 613
     package static let iccPresent: PCSCDriverResponse = 615
     package static let iccNotPresent: PCSCDriverResponse = 616
-    package static let noSuchDevice: PCSCDriverResponse = 617
     package static let errorInsufficientBuffer: PCSCDriverResponse = 618
 }
 

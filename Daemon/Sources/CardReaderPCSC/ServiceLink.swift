@@ -142,7 +142,7 @@ final class ServiceLink: ChipService {
                 }
                 lease.ended(DriverFailure(kind: .leaseEnded, message: "cardreaderd ended the lease on \(reader)"))
             } catch {
-                lease.ended(Self.failure(error))
+                lease.ended(DriverFailure(error))
             }
         }
         lease.task = task
@@ -189,39 +189,8 @@ final class ServiceLink: ChipService {
         do {
             return try await body(options)
         } catch {
-            throw Self.failure(error)
+            throw DriverFailure(error)
         }
-    }
-
-    // MARK: - Failures
-
-    /// What a failed call means for PC/SC, with the service's reason and fix.
-    static func failure(_ error: any Error) -> DriverFailure {
-        guard let rpc = error as? RPCError else {
-            return DriverFailure(kind: .unreachable, message: "\(error)")
-        }
-        guard let status = try? rpc.unpackGoogleRPCStatus(), let info = status.details.first?.errorInfo else {
-            let kind: DriverFailure.Kind =
-                switch rpc.code {
-                case .unavailable: .unreachable
-                case .deadlineExceeded: .timedOut
-                case .cancelled: .leaseEnded
-                default: .refused
-                }
-            return DriverFailure(kind: kind, message: "\(rpc.code): \(rpc.message)")
-        }
-        let kind: DriverFailure.Kind =
-            switch info.reason {
-            case "no-card", "card-removed": .noCard
-            case "reader-held": .held
-            case "lease-required": .leaseEnded
-            case "reader-timed-out", "queue-timed-out": .timedOut
-            case "not-connected", "link-lost", "connection-timed-out", "connection-failed", "reader-not-responding",
-                "daemon-stopping":
-                .linkDown
-            default: rpc.code == .unavailable ? .linkDown : .refused
-            }
-        return DriverFailure(kind: kind, message: status.message, reason: info.reason, fix: info.metadata["fix"])
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -313,6 +282,6 @@ extension ReaderView {
             }
         self.init(
             isConnected: status.link == .ready || status.link == .busy, slot: slot,
-            answerToReset: [UInt8](status.chipSlot.atr), heldBy: status.heldBy)
+            answerToReset: [UInt8](status.chipSlot.atr))
     }
 }

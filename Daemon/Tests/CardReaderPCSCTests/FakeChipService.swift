@@ -4,7 +4,7 @@ import Synchronization
 /// cardreaderd as the driver sees it, with what each call did written down.
 final class FakeChipService: ChipService {
     struct Script {
-        var view = ServiceView.reader(ReaderView(isConnected: true, slot: .present, answerToReset: [], heldBy: ""))
+        var view = ServiceView.reader(ReaderView(isConnected: true, slot: .present, answerToReset: []))
         /// The ATR PowerOn answers.
         var cardAnswer: [UInt8] = [0x3B, 0x68, 0x00, 0x00, 0x00, 0x73, 0xC8, 0x40, 0x13, 0x00, 0x90, 0x00]
         /// What Transmit answers, in turn.

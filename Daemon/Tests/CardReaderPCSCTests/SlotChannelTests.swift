@@ -30,7 +30,7 @@ import CardReaderPCSC
     }
 
     static func view(_ slot: ReaderView.Slot, atr: [UInt8] = [], connected: Bool = true) -> ServiceView {
-        .reader(ReaderView(isConnected: connected, slot: slot, answerToReset: atr, heldBy: ""))
+        .reader(ReaderView(isConnected: connected, slot: slot, answerToReset: atr))
     }
 
     @Test func pcscdsOwnPowerUpOfACardWhoseATRIsKnownSendsNothing() async throws {
