@@ -124,13 +124,17 @@ class Lane:
 
     def start_pcscd(self):
         self.pcscd = PCSCDaemon(os.path.join(self.root, "etc", "reader.conf.d"))
-        for reader in self.readers:
-            self.pcscd.wait_for_line(f"cardreaderd-ifd: {reader}: opened")
-        context = Context()
         try:
-            context.wait_for_readers(self.readers)
-        finally:
-            context.release()
+            for reader in self.readers:
+                self.pcscd.wait_for_line(f"cardreaderd-ifd: {reader}: opened")
+            context = Context()
+            try:
+                context.wait_for_readers(self.readers)
+            finally:
+                context.release()
+        except BaseException:
+            self.pcscd.stop()
+            raise
         return self.pcscd
 
 
