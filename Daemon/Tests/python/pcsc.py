@@ -44,7 +44,8 @@ class PCSCDaemon:
             ["sh", "-c", script, "sh", PCSCD, "--foreground", "--debug", "--config", conf_dir],
             stdin=listener.fileno(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         listener.close()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self):
         for line in self.process.stdout:
@@ -70,6 +71,7 @@ class PCSCDaemon:
                 return
 
     def driver_lines(self):
+        """The driver's lines so far (after stop(): all of them)."""
         return [line for line in self.lines if "cardreaderd-ifd:" in line]
 
     def stop(self, sig=signal.SIGTERM):
@@ -81,6 +83,7 @@ class PCSCDaemon:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._reader.join(timeout=BOUND)
         return self.process.returncode
 
     def log(self):

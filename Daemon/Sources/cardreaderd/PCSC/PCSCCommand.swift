@@ -1,5 +1,9 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `cardreaderd pcsc`: the readers' chip slots as PC/SC readers, for every smart-card
 /// program on the host (through pcscd and the driver, libcardreaderd-ifd.so).
 struct PCSCCommand: ParsableCommand {
@@ -13,7 +17,8 @@ struct PCSCCommand: ParsableCommand {
         subcommands: [PCSCInstallCommand.self, PCSCUninstallCommand.self])
 }
 
-/// Where pcscd and the driver's files are, under a system root (`/`, or a staging tree).
+/// Where the driver's files go, under a system root (`/`, or a directory of one's own), and
+/// where the running pcscd is (the host's, whatever the root).
 struct PCSCPaths {
     var root: String
 
@@ -21,9 +26,13 @@ struct PCSCPaths {
     var driverLibrary: String { root + "usr/lib/pcsc/drivers/serial/libcardreaderd-ifd.so" }
     /// The directory pcscd reads reader entries from when it starts.
     var readerConfDirectory: String { root + "etc/reader.conf.d" }
-    var pcscdPIDFile: String { root + "run/pcscd/pcscd.pid" }
-    var pcscdSocket: String { root + "run/pcscd/pcscd.comm" }
     var serviceConfiguration: String { root + "etc/cardreaderd/config.json" }
+    /// The pid file every pcscd writes.
+    let pcscdPIDFile = "/run/pcscd/pcscd.pid"
+    /// pcscd's socket, as PC/SC programs find it: `PCSCLITE_CSOCK_NAME`, else pcsc-lite's own.
+    var pcscdSocket: String {
+        getenv("PCSCLITE_CSOCK_NAME").map { String(cString: $0) } ?? "/run/pcscd/pcscd.comm"
+    }
 
     init(root: String) {
         self.root = root.hasSuffix("/") ? root : root + "/"
