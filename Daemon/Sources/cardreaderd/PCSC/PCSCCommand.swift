@@ -51,3 +51,10 @@ struct PCSCLocationOptions: ParsableArguments {
     var paths: PCSCPaths { PCSCPaths(root: systemRoot) }
     var configurationFile: String { service.config ?? paths.serviceConfiguration }
 }
+
+/// One line of what `pcsc install` and `uninstall` did, for the person who ran them, on
+/// standard output (the daemon itself logs through swift-log; these commands talk).
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+}

@@ -57,26 +57,26 @@ struct PCSCInstallCommand: AsyncParsableCommand {
         let source = try library ?? Self.builtLibrary()
 
         try PCSCFiles.install(library: source, at: paths.driverLibrary)
-        print("installed the driver: \(paths.driverLibrary)")
+        say("installed the driver: \(paths.driverLibrary)")
         let entries = readers.map { ReaderConfEntry(reader: $0, socket: socket, library: paths.driverLibrary) }
         for entry in entries {
             let path = try PCSCFiles.write(entry, in: paths.readerConfDirectory)
-            print("wrote \(path): \"\(entry.friendlyName)\" is \(entry.reader) at \(socket)")
+            say("wrote \(path): \"\(entry.friendlyName)\" is \(entry.reader) at \(socket)")
         }
 
         let pcscd = PCSCHost.pcscd(paths)
         let pcscdUser = pcscdUser ?? pcscd?.user ?? "root"
         if let pcscd {
-            print("""
+            say("""
                 pcscd (pid \(pcscd.pid)) reads reader.conf.d when it starts: the readers appear at its next start \
                 (Debian's pcscd stops by itself when no program uses it), or now with `systemctl restart pcscd`, \
                 which ends every smart-card program's sessions
                 """)
         } else {
-            print("pcscd is not running: it opens the readers when it starts")
+            say("pcscd is not running: it opens the readers when it starts")
         }
         try revealForPCSC(user: pcscdUser, socket: socket, configuration: configuration)
-        print("pcscd's socket: \(PCSCHost.socketReach(paths.pcscdSocket)); the guide ChipSlotForPCSCPrograms.md (share/doc/cardreaderd) says how to restrict it")
+        say("pcscd's socket: \(PCSCHost.socketReach(paths.pcscdSocket)); the guide ChipSlotForPCSCPrograms.md (share/doc/cardreaderd) says how to restrict it")
     }
 
     /// Puts pcscd's user in the reveal list when asked, and says what the list means for PC/SC.
@@ -85,9 +85,9 @@ struct PCSCInstallCommand: AsyncParsableCommand {
         let listed = configuration?.reveal?.contains(user) ?? false
         guard allowPaymentCards else {
             if listed {
-                print("security: pcscd's user \(user) is in cardreaderd's reveal list (\(file)): every program that reaches pcscd's socket gets the cards' raw APDUs")
+                say("security: pcscd's user \(user) is in cardreaderd's reveal list (\(file)): every program that reaches pcscd's socket gets the cards' raw APDUs")
             } else {
-                print("""
+                say("""
                     security: pcscd's user \(user) is not in cardreaderd's reveal list (\(file)): PC/SC programs see the readers, \
                     their cards and ATRs, and their APDUs are refused. --allow-payment-cards adds it
                     """)
@@ -100,13 +100,13 @@ struct PCSCInstallCommand: AsyncParsableCommand {
         if !listed {
             configuration.reveal = (configuration.reveal ?? []) + [user]
             try PCSCFiles.write(configuration, to: file)
-            print("added \(user) (pcscd's user) to the reveal list in \(file)")
+            say("added \(user) (pcscd's user) to the reveal list in \(file)")
         }
         if let daemon = PCSCHost.cardreaderd(serving: socket) {
             kill(daemon, SIGHUP)
-            print("cardreaderd (pid \(daemon)) re-reads its users and reveal list (SIGHUP): the readers stay connected")
+            say("cardreaderd (pid \(daemon)) re-reads its users and reveal list (SIGHUP): the readers stay connected")
         }
-        print("security: every program that reaches pcscd's socket now gets the cards' raw APDUs, card numbers included")
+        say("security: every program that reaches pcscd's socket now gets the cards' raw APDUs, card numbers included")
     }
 
     /// The names of the readers the cardreaderd on `socket` holds.

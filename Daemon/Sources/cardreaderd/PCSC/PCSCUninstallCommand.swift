@@ -19,13 +19,13 @@ struct PCSCUninstallCommand: ParsableCommand {
         let entries = PCSCFiles.entries(in: paths.readerConfDirectory)
         for entry in entries {
             try PCSCFiles.remove(entry)
-            print("removed \(entry)")
+            say("removed \(entry)")
         }
         try PCSCFiles.remove(paths.driverLibrary)
-        print("removed \(paths.driverLibrary)")
+        say("removed \(paths.driverLibrary)")
         if let pcscd = PCSCHost.pcscd(paths) {
-            print("pcscd (pid \(pcscd.pid)) keeps the readers it opened until it stops: `systemctl restart pcscd` drops them now, ending every smart-card program's sessions")
+            say("pcscd (pid \(pcscd.pid)) keeps the readers it opened until it stops: `systemctl restart pcscd` drops them now, ending every smart-card program's sessions")
         }
-        print("the reveal list in \(location.configurationFile) is as it was: remove pcscd's user from it if nothing else needs it")
+        say("the reveal list in \(location.configurationFile) is as it was: remove pcscd's user from it if nothing else needs it")
     }
 }
