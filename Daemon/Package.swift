@@ -27,7 +27,7 @@ let package = Package(
     products: [
         .executable(name: "cardreaderd", targets: ["cardreaderd"]),
         .executable(name: "cardreaderctl", targets: ["cardreaderctl"]),
-        // The pcsc-lite driver, libcardreaderd-ifd.so: built in release (Scripts/build-release).
+        // The pcsc-lite driver, libcardreaderd-ifd.so (Scripts/build names it; pcscd loads it).
         .library(name: "cardreaderd-ifd", type: .dynamic, targets: ["CardReaderPCSCDriver"]),
     ],
     dependencies: [

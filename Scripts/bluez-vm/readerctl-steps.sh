@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # readerctl's steps, for the scripts that run in the bluez-vm guest and drive `readerctl
-# emulate` on hci0 from another adapter: start_emulator and stop_emulator; step and refused,
-# which run a readerctl command and judge it (report.sh), never letting the test card's data
-# through. The calling script sets `readerctl` (the binary) and `work` (a folder). Sourced.
+# emulate` (on hci0, or on several adapters at once) from another adapter: start_emulator,
+# start_emulator_on and stop_emulator; step (step_begin and step_end for steps side by side)
+# and refused, which run a readerctl command and judge it (report.sh), never letting the
+# test card's data through. The calling script sets `readerctl` (the binary) and `work` (a folder). Sourced.
 # The test card's number (4111 1111 1111 1111) in any form a leak could take: seven digits
 # in a row, BCD or ASCII hex with or without spaces; its name (DOE/JOHN), also as ASCII hex.
 card_data='4111111|41 ?11 ?11 ?11|34 ?31 ?31 ?31 ?31 ?31 ?31 ?31|DOE/JOHN|DOE\\/JOHN|44 ?4F ?45 ?2F ?4A ?4F ?48 ?4E'
@@ -12,30 +13,45 @@ source "$(dirname "${BASH_SOURCE[0]}")/interrupt.sh"
 # shellcheck source=report.sh
 source "$(dirname "${BASH_SOURCE[0]}")/report.sh"
 
-emulator=
+# The emulated readers being served: their pids, and each one's log.
+emulator_pids=()
+emulator_logs=()
 stop_emulator() {
-    [ -n "$emulator" ] || return 0
-    interrupt "$emulator" "readerctl emulate" || true
-    emulator=
-    # Kept with the guest's logs (bluez-vm run's log folder), one session after another.
-    [ -n "${BLUEZ_VM_LOG_DIR:-}" ] && { echo "=== $(date +%T)"; cat "$work/emulate.log"; } >>"$BLUEZ_VM_LOG_DIR/emulate.log"
-    if grep -qiE -- "$card_data" "$work/emulate.log"; then
-        fail "readerctl emulate: its log holds card data"
-    fi
+    local i log
+    for i in "${!emulator_pids[@]}"; do
+        interrupt "${emulator_pids[$i]}" "readerctl emulate" || true
+        log=${emulator_logs[$i]}
+        # Kept with the guest's logs (bluez-vm run's log folder), one session after another.
+        [ -n "${BLUEZ_VM_LOG_DIR:-}" ] && { echo "=== $(date +%T) $(basename "$log" .log)"; cat "$log"; } >>"$BLUEZ_VM_LOG_DIR/emulate.log"
+        if grep -qiE -- "$card_data" "$log"; then
+            fail "readerctl emulate: its log holds card data"
+        fi
+    done
+    emulator_pids=()
+    emulator_logs=()
 }
 trap stop_emulator EXIT
 
 # start_emulator SCENARIO [ARGS…]: serves the emulated reader on hci0 until stop_emulator.
 start_emulator() {
-    "$readerctl" emulate --adapter hci0 --scenario "$1" "${@:2}" >"$work/emulate.log" 2>&1 &
-    emulator=$!
+    start_emulator_on hci0 "$@"
+}
+
+# start_emulator_on ADAPTER SCENARIO [ARGS…]: serves an emulated reader on ADAPTER until
+# stop_emulator, beside any already served.
+start_emulator_on() {
+    local log="$work/emulate-$1.log" pid
+    "$readerctl" emulate --adapter "$1" --scenario "$2" "${@:3}" >"$log" 2>&1 &
+    pid=$!
+    emulator_pids+=("$pid")
+    emulator_logs+=("$log")
     for _ in $(seq 1 120); do
-        grep -q '^serving ' "$work/emulate.log" && return 0
-        kill -0 "$emulator" 2>/dev/null || { cat "$work/emulate.log"; echo "readerctl emulate exited"; exit 1; }
+        grep -q '^serving ' "$log" && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "readerctl emulate on $1 exited"; exit 1; }
         sleep 0.25
     done
-    cat "$work/emulate.log"
-    echo "readerctl emulate did not start"
+    cat "$log"
+    echo "readerctl emulate on $1 did not start"
     exit 1
 }
 
@@ -47,6 +63,31 @@ step() {
     shift 2
     local status=0
     output=$("$@" 2>&1) || status=$?
+    judge "$name" "$expected" "$status"
+}
+
+# step_begin ID COMMAND…: starts COMMAND in the background, beside other steps; step_end
+# waits for it and judges it.
+declare -A step_pids=()
+step_begin() {
+    local id=$1
+    shift
+    ( status=0; "$@" >"$work/step-$id.out" 2>&1 || status=$?; echo "$status" >"$work/step-$id.status" ) &
+    step_pids[$id]=$!
+}
+
+# step_end ID NAME EXPECTED-TEXT: waits for the step begun as ID and judges it as step does;
+# its output becomes the last step's.
+step_end() {
+    local id=$1
+    wait "${step_pids[$id]}" || true
+    output=$(cat "$work/step-$id.out")
+    judge "$2" "$3" "$(cat "$work/step-$id.status" 2>/dev/null || echo 125)"
+}
+
+# judge NAME EXPECTED-TEXT STATUS: the verdict on a step whose output is in $output.
+judge() {
+    local name=$1 expected=$2 status=$3
     if grep -qiE -- "$card_data" <<<"$output"; then
         fail "readerctl $name: the output holds card data ($(grep -oiE -- "$card_data" <<<"$output" | head -1 | cut -c1-4)…)"
     elif ((status == 0)) && grep -q -- "$expected" <<<"$output"; then

@@ -26,7 +26,7 @@ import Glibc
     {
         let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci1", powered: true)
+        try fake.addAdapter("hci1", powered: true, properties: [DBusProperty("PowerState", value: .string("on"))])
         let reader = FakeReader()
         try reader.export(on: fake, abortedConnects: abortedConnects, offeringSockets: offeringSockets)
         let clock = ManualClock()
@@ -317,6 +317,29 @@ import Glibc
             return
         }
         #expect(loss.code.rawValue == "remote-disconnected")
+        await connection.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+
+    /// bluetoothd stopping (or the adapter switched off) says PowerState "on-disabling"
+    /// before the kernel drops the links: that drop is this host's Bluetooth, not the
+    /// reader's, whether the socket's hang-up or the Connected signal tells of it first.
+    @Test(arguments: [false, true])
+    func aDropAfterTheAdapterBeganPoweringDownIsTheAdapters(socketFirst: Bool) async throws {
+        let (bus, fake, reader, session, connection, stepper) = try await connect(offeringSockets: true)
+        defer { withExtendedLifetime((bus, stepper)) {} }
+        let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
+        let notifications = try await connection.notifications(of: transmit)
+        try fake.connection.setProperty("PowerState", interface: "org.bluez.Adapter1", path: "/org/bluez/hci1", to: .string("on-disabling"))
+        if socketFirst { close(reader.acquiredNotify.withLock { $0 }) }
+        try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
+        guard case .dropped(let loss) = try await next(notifications.values) else {
+            Issue.record("the stream did not say why it ended")
+            return
+        }
+        #expect(loss.code.rawValue == "adapter-powered-off")
+        #expect(loss.detail.contains("adapter hci1 is powering down"))
         await connection.disconnect()
         await session.close()
         await fake.connection.close()

@@ -141,6 +141,11 @@ extension BluetoothLinkLoss {
     public static func remoteDisconnected(_ device: String) -> BluetoothLinkLoss {
         BluetoothLinkLoss(.remoteDisconnected, "\(device) disconnected (Device1.Connected is false)")
     }
+    /// `Connected` false after the device's adapter began powering down (bluetoothd
+    /// stopping, or the adapter switched off): this host's Bluetooth went, not the device.
+    public static func adapterPoweringDown(_ adapter: String, device: String) -> BluetoothLinkLoss {
+        BluetoothLinkLoss(.adapterPoweredOff, "\(device) disconnected: adapter \(adapter) is powering down")
+    }
     /// The device object vanished from BlueZ.
     public static func deviceRemoved(_ device: String) -> BluetoothLinkLoss {
         BluetoothLinkLoss(.deviceRemoved, "BlueZ removed \(device)")

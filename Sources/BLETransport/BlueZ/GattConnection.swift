@@ -8,7 +8,9 @@ import Timing
 /// `Connected` going false, the device object vanishing, a characteristic in use
 /// vanishing, or `org.bluez` changing owner end it with a ``BluetoothLinkLoss``
 /// (``linkLoss``); calls in flight then fail at once with
-/// ``BluetoothError/linkLost(_:)`` and notification streams finish.
+/// ``BluetoothError/linkLost(_:)`` and notification streams finish. It follows the
+/// device's adapter too: a drop once the adapter is powering down (bluetoothd stopping,
+/// or the adapter switched off) is this host's, not the device's.
 public actor GattConnection {
     public nonisolated let device: BluetoothDevice
     nonisolated var session: BluetoothSession { device.session }
@@ -24,10 +26,13 @@ public actor GattConnection {
     private var deviceRemoved = false
     private var connectedSeen = false
     private var droppedDuringSetup = false
+    /// The adapter announced it is powering down (`PowerState` leaving `on`).
+    private var adapterPoweringDown = false
     /// Notifications go from the D-Bus dispatch thread straight to their stream; the rest
     /// of the device's signals come to this actor through ``GattSignalSink/control``.
     let sink = GattSignalSink()
     private var route: BlueZSignalRoute?
+    private var adapterRoute: BlueZSignalRoute?
     private var pump: Task<Void, Never>?
     private var nextID = 0
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -70,6 +75,10 @@ public actor GattConnection {
         let sink = self.sink
         route = try await session.signals.route(
             under: path, deliver: { sink.receive($0) }, end: { sink.finishControl() })
+        // bluetoothd stopping powers its adapters down before their links drop, and says
+        // so first (PowerState "on-disabling"): that is what tells its drop from the device's.
+        adapterRoute = try await session.signals.route(
+            under: adapterPath, interfaces: [BlueZNames.adapterInterface], deliver: { sink.receive($0) }, end: {})
         pump = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in sink.control {
                 guard let self else { return }
@@ -217,6 +226,8 @@ public actor GattConnection {
     private func finish() {
         route?.cancel()
         route = nil
+        adapterRoute?.cancel()
+        adapterRoute = nil
         sink.finishControl()
         pump?.cancel()
         pump = nil
@@ -259,7 +270,7 @@ public actor GattConnection {
             let connected = try await device.info().isConnected
             let characteristicExists = try await characteristicExists(at: path)
             loss =
-                if !connected { .remoteDisconnected(name) }
+                if !connected { disconnected }
                 else if !characteristicExists { .servicesRemoved(path.rawValue) }
                 else { BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
         } catch {
@@ -275,6 +286,19 @@ public actor GattConnection {
         }
         lose(loss)
         return linkLoss ?? loss
+    }
+
+    /// The device's adapter: BlueZ exports a device below it (`/org/bluez/hci1/dev_…`).
+    private nonisolated var adapterPath: DBusObjectPath {
+        let device = path.rawValue
+        return DBusObjectPath(String(device[..<(device.lastIndex(of: "/") ?? device.endIndex)]))
+    }
+
+    /// What `Connected` going false means: the device's drop, or this host's adapter going
+    /// down under it.
+    private var disconnected: BluetoothLinkLoss {
+        guard adapterPoweringDown else { return .remoteDisconnected(name) }
+        return .adapterPoweringDown(String(adapterPath.rawValue.split(separator: "/").last ?? ""), device: name)
     }
 
     /// Whether BlueZ still has the characteristic object at `path`.
@@ -306,7 +330,7 @@ public actor GattConnection {
                     if connected {
                         connectedSeen = true
                     } else if established {
-                        lose(.remoteDisconnected(name))
+                        lose(disconnected)
                     } else if connectedSeen {
                         droppedDuringSetup = true
                     }
@@ -316,6 +340,12 @@ public actor GattConnection {
                 let mtu = change.changed["MTU"]?.intValue
             {
                 mtus[change.path] = mtu
+            } else if change.path == adapterPath, change.interface == BlueZNames.adapterInterface {
+                if let state = change.changed["PowerState"]?.stringValue {
+                    adapterPoweringDown = state != "on"
+                } else if let powered = change.changed["Powered"]?.boolValue {
+                    adapterPoweringDown = !powered
+                }
             }
         case .interfacesRemoved(let removed):
             if removed.objectPath == path, removed.interfaces.contains(BlueZNames.deviceInterface) {

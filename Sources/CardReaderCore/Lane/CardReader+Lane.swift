@@ -113,7 +113,7 @@ extension CardReader {
     /// bus, the adapter): the drop was that, whatever it looked like. bluetoothd reports
     /// its devices disconnected before it stops, so the drop itself reads as the reader's;
     /// a reader that reset or went away at that very moment is back when Bluetooth is.
-    func reviseDropReason(afterFirstAttemptFailed error: CardReaderError) {
+    private func reviseDropReason(afterFirstAttemptFailed error: CardReaderError) {
         guard let link = error.link, link.isHostBluetoothLoss, let dropped = lane.lastDisconnect,
             dropped.code != .bluetoothUnavailable, dropped.code != .host
         else { return }
@@ -121,6 +121,23 @@ extension CardReader {
         lane.resetting = false
         timeline.cancel(.resetSilenceOver)
         logger.notice("the drop was Bluetooth going away", metadata: ["was taken for": "\(dropped.code)", "link": "\(link)"])
+        publishStatus()
+    }
+
+    /// Attempt `attempt` after a drop failed with `error`. One failing once the announced
+    /// reset is due met the reset (the reader restarted while this host was reconnecting,
+    /// say a reconnection slow enough to overlap it): the status says resetting, and the
+    /// reader is awaited as after a reset's drop.
+    func judgeFailedAttempt(_ error: CardReaderError, attempt: Int) {
+        if attempt == 1 { reviseDropReason(afterFirstAttemptFailed: error) }
+        guard !lane.resetting, let resetAt = lane.resetAt, timing.elapsed() >= resetAt - Self.dropTimingTolerance,
+            lane.lastDisconnect?.code != .bluetoothUnavailable, error.link?.isHostBluetoothLoss != true
+        else { return }
+        lane.lastDisconnect = DisconnectReason(.dailyReset, link: error.link)
+        lane.resetting = true
+        schedule(.resetSilenceOver, after: Self.resetSilence)
+        clearAnnouncedReset()
+        logger.notice("the reader's announced reset came while reconnecting", metadata: ["attempt": "\(attempt)"])
         publishStatus()
     }
 

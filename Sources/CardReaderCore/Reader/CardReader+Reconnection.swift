@@ -37,7 +37,7 @@ extension CardReader {
                 return
             case .failed(let error):
                 if Task.isCancelled { return }
-                if attempt == 1 { reviseDropReason(afterFirstAttemptFailed: error) }
+                judgeFailedAttempt(error, attempt: attempt)
                 attempt += 1
             }
         }

@@ -15,8 +15,8 @@ struct EventsCommand: AsyncParsableCommand {
             Holds the reader as a lane does: a link the reader drops (its idle rule, its \
             daily reset, out of range) is an event with its reason (link-dropped), and the \
             reader is reconnected for as long as it takes (reconnected); --keep-alive keeps an \
-            idle link up. A drop found to be bluetoothd or the adapter going away (bluetoothd \
-            reports its devices disconnected before it stops) prints again as \
+            idle link up. A drop found later to be bluetoothd or the adapter going away, and \
+            the announced reset coming while the reader is being reconnected, print as \
             drop-reason-revised. Battery levels print as they change.
 
             Runs until --count of the reader's own events have arrived, --duration has \

@@ -175,6 +175,27 @@ struct ReaderLaneTests {
         #expect(away.resetExpected == announced.resetExpected)
     }
 
+    /// A reconnection that overlaps the announced reset (the reader's idle drop at 95 s,
+    /// then attempts failing until past the reset's time, as a slow reconnection's would):
+    /// the reset is not missed for having come between two links. The lane says resetting,
+    /// the reset the last disconnect, and is ready once the reader is back.
+    @Test func aResetThatComesWhileReconnectingIsNamed() async throws {
+        var configuration = LaneBench.lane(keepAlive: nil)
+        configuration.readerIdleTimeout = .seconds(95)
+        let bench = try await LaneBench(scenario: ["reset-after=100", "idle-timeout=95"], configuration: configuration)
+        _ = try await bench.waitForStatus { $0.resetExpected != nil }
+        await bench.control.refuse(next: 4)
+        try await bench.pass(to: .seconds(95))
+        let away = try await bench.waitForStatus { $0.link.name == "reconnecting" }
+        #expect(away.lastDisconnect?.code == .idle)
+        let resetting = try await bench.stepping(within: .seconds(10)) { try await bench.waitForStatus { $0.link == .resetting } }
+        #expect(resetting.lastDisconnect?.code == .dailyReset)
+        #expect(resetting.resetExpected == nil)
+        #expect(bench.now >= .seconds(98))
+        let back = try await bench.stepping(within: .seconds(30)) { try await bench.waitForStatus { $0.link == .ready } }
+        #expect(back.lastDisconnect?.code == .dailyReset)
+    }
+
     /// Inside the warning, a command that could meet the reset waits for the reader's
     /// return within its own deadline: GET INFO (1.5 s) 2 s before the reset cannot see
     /// the reader back in time and fails `resetting`, with the time left; a swipe (31 s)

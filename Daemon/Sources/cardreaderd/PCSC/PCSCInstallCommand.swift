@@ -134,7 +134,7 @@ struct PCSCInstallCommand: AsyncParsableCommand {
         let directory = executable.split(separator: "/").dropLast().joined(separator: "/")
         let candidates = ["/\(directory)/libcardreaderd-ifd.so", "/\(directory)/../lib/cardreaderd/libcardreaderd-ifd.so"]
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw ValidationError("no libcardreaderd-ifd.so beside cardreaderd (\(candidates.joined(separator: ", "))): build it (Daemon/Scripts/build-pcsc-driver) or name it with --library")
+            throw ValidationError("no libcardreaderd-ifd.so beside cardreaderd (\(candidates.joined(separator: ", "))): build it (Daemon/Scripts/build cardreaderd-ifd) or name it with --library")
         }
         return found
     }
