@@ -21,12 +21,12 @@ import Glibc
 
     /// A connection to the fake reader, and what stands behind it; the clock steps through
     /// every back-off until the returned stepper stops.
-    func connect(abortedConnects: Int = 0, offeringSockets: Bool = false) async throws
+    func connect(abortedConnects: Int = 0, offeringSockets: Bool = false, powerState: String = "on") async throws
         -> (TestBus, FakeBlueZ, FakeReader, BluetoothSession, GattConnection, ClockStepper)
     {
         let bus = try await TestBus.start()
         let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci1", powered: true, properties: [DBusProperty("PowerState", value: .string("on"))])
+        try fake.addAdapter("hci1", powered: true, properties: [DBusProperty("PowerState", value: .string(powerState))])
         let reader = FakeReader()
         try reader.export(on: fake, abortedConnects: abortedConnects, offeringSockets: offeringSockets)
         let clock = ManualClock()
@@ -322,16 +322,22 @@ import Glibc
         await fake.connection.close()
     }
 
-    /// bluetoothd stopping (or the adapter switched off) says PowerState "on-disabling"
-    /// before the kernel drops the links: that drop is this host's Bluetooth, not the
-    /// reader's, whether the socket's hang-up or the Connected signal tells of it first.
-    @Test(arguments: [false, true])
-    func aDropAfterTheAdapterBeganPoweringDownIsTheAdapters(socketFirst: Bool) async throws {
-        let (bus, fake, reader, session, connection, stepper) = try await connect(offeringSockets: true)
+    /// bluetoothd stopping (or the adapter switched off) sets the adapter's PowerState to
+    /// "on-disabling" before the kernel drops the links: that drop is this host's
+    /// Bluetooth, not the reader's, whether the socket's hang-up or the Connected signal
+    /// tells of it first, and whether the PowerState signal came before (`signalled`) or is
+    /// still queued behind bluetoothd's answers (the adapter's state is then asked).
+    @Test(arguments: [(true, false), (true, true), (false, false), (false, true)])
+    func aDropAfterTheAdapterBeganPoweringDownIsTheAdapters(signalled: Bool, socketFirst: Bool) async throws {
+        let (bus, fake, reader, session, connection, stepper) = try await connect(
+            offeringSockets: true, powerState: signalled ? "on" : "on-disabling")
         defer { withExtendedLifetime((bus, stepper)) {} }
         let transmit = try await connection.characteristic(FakeReader.transmitUUID, inService: FakeReader.dataService)
         let notifications = try await connection.notifications(of: transmit)
-        try fake.connection.setProperty("PowerState", interface: "org.bluez.Adapter1", path: "/org/bluez/hci1", to: .string("on-disabling"))
+        if signalled {
+            try fake.connection.setProperty(
+                "PowerState", interface: "org.bluez.Adapter1", path: "/org/bluez/hci1", to: .string("on-disabling"))
+        }
         if socketFirst { close(reader.acquiredNotify.withLock { $0 }) }
         try fake.connection.setProperty("Connected", interface: "org.bluez.Device1", path: FakeReader.device, to: .bool(false))
         guard case .dropped(let loss) = try await next(notifications.values) else {

@@ -8,9 +8,9 @@ import Timing
 /// `Connected` going false, the device object vanishing, a characteristic in use
 /// vanishing, or `org.bluez` changing owner end it with a ``BluetoothLinkLoss``
 /// (``linkLoss``); calls in flight then fail at once with
-/// ``BluetoothError/linkLost(_:)`` and notification streams finish. It follows the
-/// device's adapter too: a drop once the adapter is powering down (bluetoothd stopping,
-/// or the adapter switched off) is this host's, not the device's.
+/// ``BluetoothError/linkLost(_:)`` and notification streams finish. A drop once the
+/// device's adapter is powering down (bluetoothd stopping, or the adapter switched off) is
+/// this host's, not the device's: the adapter's state is asked at each drop.
 public actor GattConnection {
     public nonisolated let device: BluetoothDevice
     nonisolated var session: BluetoothSession { device.session }
@@ -28,6 +28,8 @@ public actor GattConnection {
     private var droppedDuringSetup = false
     /// The adapter announced it is powering down (`PowerState` leaving `on`).
     private var adapterPoweringDown = false
+    /// `Connected` went false on the established link: its loss is being worked out.
+    private var judgingDrop = false
     /// Notifications go from the D-Bus dispatch thread straight to their stream; the rest
     /// of the device's signals come to this actor through ``GattSignalSink/control``.
     let sink = GattSignalSink()
@@ -75,8 +77,8 @@ public actor GattConnection {
         let sink = self.sink
         route = try await session.signals.route(
             under: path, deliver: { sink.receive($0) }, end: { sink.finishControl() })
-        // bluetoothd stopping powers its adapters down before their links drop, and says
-        // so first (PowerState "on-disabling"): that is what tells its drop from the device's.
+        // bluetoothd stopping powers its adapters down before their links drop (PowerState
+        // "on-disabling"): that is what tells its drop from the device's.
         adapterRoute = try await session.signals.route(
             under: adapterPath, interfaces: [BlueZNames.adapterInterface], deliver: { sink.receive($0) }, end: {})
         pump = Task(executorPreference: session.connection.executor) { [weak self] in
@@ -269,8 +271,9 @@ public actor GattConnection {
         do throws(BluetoothError) {
             let connected = try await device.info().isConnected
             let characteristicExists = try await characteristicExists(at: path)
+            let dropped = connected ? nil : await disconnected()
             loss =
-                if !connected { disconnected }
+                if let dropped { dropped }
                 else if !characteristicExists { .servicesRemoved(path.rawValue) }
                 else { BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
         } catch {
@@ -295,8 +298,25 @@ public actor GattConnection {
     }
 
     /// What `Connected` going false means: the device's drop, or this host's adapter going
-    /// down under it.
-    private var disconnected: BluetoothLinkLoss {
+    /// down under it. bluetoothd sets the adapter's state before the links drop, but its
+    /// signal saying so can come after the drop's, and after the answer to a call made
+    /// meanwhile (bluetoothd answers calls before it sends queued property changes): the
+    /// adapter's state is asked unless its signal came first.
+    private func disconnected() async -> BluetoothLinkLoss {
+        if !adapterPoweringDown {
+            do throws(DBusError) {
+                let adapter = try await session.connection.getAllProperties(
+                    interface: BlueZNames.adapterInterface, destination: BlueZNames.service, path: adapterPath,
+                    timeout: .seconds(2))
+                adapterPoweringDown =
+                    adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
+            } catch {
+                // bluetoothd already gone: its owner change ends the link as that.
+                if error.isRemote(DBusErrorName.nameHasNoOwner) || error.isRemote(DBusErrorName.serviceUnknown) {
+                    return .bluetoothdRestarted(newOwner: nil)
+                }
+            }
+        }
         guard adapterPoweringDown else { return .remoteDisconnected(name) }
         return .adapterPoweringDown(String(adapterPath.rawValue.split(separator: "/").last ?? ""), device: name)
     }
@@ -318,7 +338,7 @@ public actor GattConnection {
 
     // MARK: - Signals
 
-    private func handle(_ event: BlueZEvent) {
+    private func handle(_ event: BlueZEvent) async {
         switch event {
         case .propertiesChanged(let change):
             if change.path == path, change.interface == BlueZNames.deviceInterface {
@@ -329,8 +349,9 @@ public actor GattConnection {
                 if let connected = change.changed["Connected"]?.boolValue {
                     if connected {
                         connectedSeen = true
-                    } else if established {
-                        lose(disconnected)
+                    } else if established, !judgingDrop {
+                        judgingDrop = true
+                        lose(await disconnected())
                     } else if connectedSeen {
                         droppedDuringSetup = true
                     }
