@@ -311,7 +311,7 @@ public actor GattConnection {
                 adapterPoweringDown =
                     adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
             } catch {
-                // bluetoothd already gone: its owner change ends the link as that.
+                // bluetoothd already gone: that is the loss. Any other failure says nothing.
                 if error.isRemote(DBusErrorName.nameHasNoOwner) || error.isRemote(DBusErrorName.serviceUnknown) {
                     return .bluetoothdRestarted(newOwner: nil)
                 }
