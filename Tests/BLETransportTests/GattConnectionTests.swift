@@ -351,6 +351,29 @@ import Glibc
         await fake.connection.close()
     }
 
+    /// A write bluetoothd refuses ("Not connected") while the adapter is powering down
+    /// ends the link as this host's Bluetooth going; with the adapter on, the refusal is
+    /// the write's own failure.
+    @Test(arguments: [("on-disabling", true), ("on", false)])
+    func aWriteRefusedAsTheAdapterPowersDownEndsTheLinkAsTheAdapters(powerState: String, ends: Bool) async throws {
+        let (bus, fake, _, session, connection, stepper) = try await connect(powerState: powerState)
+        defer { withExtendedLifetime((bus, stepper)) {} }
+        let receive = try await connection.characteristic(FakeReader.receiveUUID, inService: FakeReader.dataService)
+        let writer = try await connection.writer(for: receive)
+        try await writer.write([1])  // the fake's first write answers InProgress, then goes
+        let failure = await #expect(throws: BluetoothError.self) { try await writer.write([0xFE]) }
+        if ends {
+            #expect(failure?.code.rawValue == "adapter-powered-off")
+            #expect(await connection.linkLoss?.code.rawValue == "adapter-powered-off")
+        } else {
+            #expect(failure?.code.rawValue == "org.bluez.Error.Failed")
+            #expect(await connection.linkLoss == nil)
+        }
+        await connection.disconnect()
+        await session.close()
+        await fake.connection.close()
+    }
+
     @Test func bluetoothdVanishingEndsAWriteInFlightAtOnce() async throws {
         let (bus, fake, reader, session, connection, stepper) = try await connect()
         defer { withExtendedLifetime((bus, stepper)) {} }

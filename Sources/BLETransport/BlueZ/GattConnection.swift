@@ -297,12 +297,19 @@ public actor GattConnection {
         return DBusObjectPath(String(device[..<(device.lastIndex(of: "/") ?? device.endIndex)]))
     }
 
-    /// What `Connected` going false means: the device's drop, or this host's adapter going
-    /// down under it. bluetoothd sets the adapter's state before the links drop, but its
-    /// signal saying so can come after the drop's, and after the answer to a call made
-    /// meanwhile (bluetoothd answers calls before it sends queued property changes): the
-    /// adapter's state is asked unless its signal came first.
+    /// What `Connected` going false means: the device's drop, or this host's Bluetooth
+    /// going under it.
     private func disconnected() async -> BluetoothLinkLoss {
+        await hostBluetoothGoing() ?? .remoteDisconnected(name)
+    }
+
+    /// This host's Bluetooth going away under the link, if it is: the adapter powering down
+    /// (bluetoothd stopping, or the adapter switched off), or bluetoothd gone from the bus.
+    /// bluetoothd sets the adapter's state before its links drop, but its signal saying so
+    /// can come after the drop's, and after the answer to a call made meanwhile (bluetoothd
+    /// answers calls before it sends queued property changes): the state is asked unless
+    /// the signal came first, and a state nobody answers for is the bus's to tell.
+    private func hostBluetoothGoing() async -> BluetoothLinkLoss? {
         if !adapterPoweringDown {
             do throws(DBusError) {
                 let adapter = try await session.connection.getAllProperties(
@@ -311,13 +318,15 @@ public actor GattConnection {
                 adapterPoweringDown =
                     adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
             } catch {
-                // bluetoothd already gone: that is the loss. Any other failure says nothing.
-                if error.isRemote(DBusErrorName.nameHasNoOwner) || error.isRemote(DBusErrorName.serviceUnknown) {
-                    return .bluetoothdRestarted(newOwner: nil)
+                do throws(DBusError) {
+                    _ = try await session.connection.nameOwner(BlueZNames.service)
+                } catch {
+                    if error.isRemote(DBusErrorName.nameHasNoOwner) { return .bluetoothdRestarted(newOwner: nil) }
                 }
+                return nil
             }
         }
-        guard adapterPoweringDown else { return .remoteDisconnected(name) }
+        guard adapterPoweringDown else { return nil }
         return .adapterPoweringDown(String(adapterPath.rawValue.split(separator: "/").last ?? ""), device: name)
     }
 
@@ -415,6 +424,13 @@ public actor GattConnection {
         case .success(let body): return body
         case .failure(let error):
             await noticeBluetoothdGone(after: error)
+            // BlueZ refusing a call (a write, "Not connected") as bluetoothd stops: that. Its
+            // back-pressure (InProgress, retried by the caller) is no refusal.
+            if linkLoss == nil, established, case .bluez = error, error.code != .inProgress,
+                let going = await hostBluetoothGoing()
+            {
+                lose(going)
+            }
             if let linkLoss { throw .linkLost(linkLoss) }
             if closed { throw .closed }
             throw error

@@ -72,7 +72,9 @@ package final class FakeReader: Sendable {
     package let writes = Locked<[([UInt8], String)]>([])
     /// Opened at each WriteValue to RX that is kept in ``writes``.
     package let wrote = Gate()
-    /// Opened when a write of `[0xFF]` arrives; that write never completes.
+    /// Opened when a write of `[0xFF]` arrives; that write never completes. A write of
+    /// `[0xFE]` fails `org.bluez.Error.Failed: Not connected`, as bluetoothd's do once the
+    /// link is going.
     package let stuckWrite = Gate()
     /// Opened at each `Disconnect`, as it arrives.
     package let disconnected = Gate()
@@ -173,6 +175,7 @@ package final class FakeReader: Sendable {
                         stuckWrite.open()
                         try await Task.sleep(for: .seconds(60))
                     }
+                    if value == [0xFE] { throw DBusError.remote(name: "org.bluez.Error.Failed", message: "Not connected") }
                     let type = call.arguments[1].stringDictionaryValue?["type"]?.stringValue ?? ""
                     self.writes.withLock { $0.append((value, type)) }
                     self.wrote.open()
