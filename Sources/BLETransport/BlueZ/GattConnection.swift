@@ -303,6 +303,10 @@ public actor GattConnection {
         await hostBluetoothGoing() ?? .remoteDisconnected(name)
     }
 
+    /// How long a stopping bluetoothd gets to say what its adapter is doing (it is busy
+    /// powering its adapters down and ending every link).
+    static let adapterQueryTimeout = Duration.seconds(5)
+
     /// This host's Bluetooth going away under the link, if it is: the adapter powering down
     /// (bluetoothd stopping, or the adapter switched off), or bluetoothd gone from the bus.
     /// bluetoothd sets the adapter's state before its links drop, but its signal saying so
@@ -314,7 +318,7 @@ public actor GattConnection {
             do throws(DBusError) {
                 let adapter = try await session.connection.getAllProperties(
                     interface: BlueZNames.adapterInterface, destination: BlueZNames.service, path: adapterPath,
-                    timeout: .seconds(2))
+                    timeout: Self.adapterQueryTimeout)
                 adapterPoweringDown =
                     adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
             } catch {
