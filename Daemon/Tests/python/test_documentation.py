@@ -37,14 +37,18 @@ def test_the_readmes_command_starts_the_service(tmp_path):
     arguments = [DAEMON] + arguments[5:]
     arguments[arguments.index("--socket") + 1] = str(tmp_path / "cardreaderd.sock")
     process = subprocess.Popen(arguments, stderr=subprocess.PIPE, text=True)
+    seen = []
     try:
         for log in process.stderr:
+            seen.append(log)
             if "serving" in log:
                 assert "VPOS3356-E001, VPOS3356-E002" in log
                 break
         else:
-            raise AssertionError("the README's cardreaderd never served")
+            raise AssertionError(f"the README's cardreaderd never served (exit {process.wait()}): {''.join(seen)}")
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=STARTUP_BOUND) == 0
+        status = process.wait(timeout=STARTUP_BOUND)
+        seen.extend(process.stderr)
+        assert status == 0, f"SIGTERM ended it with {status}: {''.join(seen)}"
     finally:
         process.kill()
