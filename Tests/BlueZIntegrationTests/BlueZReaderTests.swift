@@ -361,11 +361,12 @@ struct BlueZIntegrationTests {
     }
 
     /// The adapters are removed and added again (btvirt restarts, as unplugging them would):
-    /// the link ends when the device goes with its adapter; once they are back, a fresh
-    /// connect to a peripheral served anew works.
+    /// the link ends when the device goes with its adapter (or as its adapter leaves its
+    /// powered state); once they are back, a fresh connect to a peripheral served anew works.
     @Test func adaptersRemovedAndAddedAgainEndTheLinkAndAFreshConnectWorks() async throws {
         try await breakAndRecover(
-            with: ["bluez-vm-btvirt", "restart"], reasons: ["device-removed", "remote-disconnected", "gatt-services-removed"])
+            with: ["bluez-vm-btvirt", "restart"],
+            reasons: ["device-removed", "remote-disconnected", "gatt-services-removed", "adapter-powered-off"])
     }
 
     /// The system bus dies (SIGKILL) and comes back, bluetoothd with it: the link ends at
