@@ -110,9 +110,9 @@ extension CardReader {
     }
 
     /// The first attempt after a drop found this host's Bluetooth gone (bluetoothd, the
-    /// bus, the adapter): the drop was that, whatever it looked like. bluetoothd reports
-    /// its devices disconnected before it stops, so the drop itself reads as the reader's;
-    /// a reader that reset or went away at that very moment is back when Bluetooth is.
+    /// bus, the adapter): the drop was that, whatever it looked like (a link that cannot
+    /// tell its host's loss from the reader's drop reads as the reader's); a reader that
+    /// reset or went away at that very moment is back when Bluetooth is.
     private func reviseDropReason(afterFirstAttemptFailed error: CardReaderError) {
         guard let link = error.link, link.isHostBluetoothLoss, let dropped = lane.lastDisconnect,
             dropped.code != .bluetoothUnavailable, dropped.code != .host
