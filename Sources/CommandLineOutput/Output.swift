@@ -1,29 +1,27 @@
 import FoundationEssentials
 import ReaderProtocol
 
-/// Prints results as readerctl and cardreaderctl do: `key: value` lines for a person, or
-/// one JSON object (keys sorted) for a script.
+/// Results as readerctl and cardreaderctl write them: `key: value` lines for a person, or
+/// one JSON object (keys sorted) for a script. The programs write the lines out.
 public enum Output {
     /// `fields`, sorted by key.
-    public static func print(_ fields: [String: FieldValue], json: Bool) {
-        print(fields, dataObjects: [:], json: json)
+    public static func lines(_ fields: [String: FieldValue], json: Bool) -> [String] {
+        lines(fields, dataObjects: [:], json: json)
     }
 
     /// Fields, then groups of data objects by name (card data as the renderer left it): each
     /// group a tree under its key, or a nested array under that key in JSON.
-    public static func print(_ fields: [String: FieldValue], dataObjects: [String: [EMVDataElementDescription]], json: Bool) {
-        if json {
-            Swift.print(Self.json(Result(fields: fields, dataObjects: dataObjects)))
-            return
-        }
+    public static func lines(_ fields: [String: FieldValue], dataObjects: [String: [EMVDataElementDescription]], json: Bool)
+        -> [String]
+    {
+        if json { return [Self.json(Result(fields: fields, dataObjects: dataObjects))] }
         let width = fields.keys.map(\.count).max() ?? 0
-        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            Swift.print("\(key):".padded(to: width + 2) + value.description)
-        }
+        var lines = fields.sorted(by: { $0.key < $1.key }).map { "\($0.key):".padded(to: width + 2) + $0.value.description }
         for (key, objects) in dataObjects.sorted(by: { $0.key < $1.key }) where !objects.isEmpty {
-            Swift.print("\(key):")
-            for line in objects.lines(indent: "  ") { Swift.print(line) }
+            lines.append("\(key):")
+            lines += objects.lines(indent: "  ")
         }
+        return lines
     }
 
     /// `value` as one line of JSON, keys sorted.
