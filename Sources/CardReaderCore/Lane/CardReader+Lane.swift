@@ -82,9 +82,7 @@ extension CardReader {
         // reader resets at its time whatever its links did meanwhile.
         switch reason.code {
         case .dailyReset:
-            lane.resetting = true
-            schedule(.resetSilenceOver, after: Self.resetSilence)
-            clearAnnouncedReset()
+            meetAnnouncedReset()
         case .firmwareRestart:
             clearAnnouncedReset()
         default:
@@ -134,9 +132,7 @@ extension CardReader {
             lane.lastDisconnect?.code != .bluetoothUnavailable, error.link?.isHostBluetoothLoss != true
         else { return }
         lane.lastDisconnect = DisconnectReason(.dailyReset, link: error.link)
-        lane.resetting = true
-        schedule(.resetSilenceOver, after: Self.resetSilence)
-        clearAnnouncedReset()
+        meetAnnouncedReset()
         logger.notice("the reader's announced reset came while reconnecting", metadata: ["attempt": "\(attempt)"])
         publishStatus()
     }
@@ -206,6 +202,14 @@ extension CardReader {
     /// How long after an announced reset's time the reader counts as restarted (or the
     /// reset as not coming): a reset restarts the reader in seconds.
     static let resetSilence = Duration.seconds(30)
+
+    /// The announced reset came: the reader is restarting, and is awaited until
+    /// ``resetSilence`` has passed.
+    private func meetAnnouncedReset() {
+        lane.resetting = true
+        schedule(.resetSilenceOver, after: Self.resetSilence)
+        clearAnnouncedReset()
+    }
 
     /// The announced reset is past, or over.
     private func clearAnnouncedReset() {
