@@ -427,30 +427,33 @@ public actor GattConnection {
         switch result {
         case .success(let body): return body
         case .failure(let error):
-            await noticeBluetoothdGone(after: error)
-            // BlueZ refusing a call (a write, "Not connected") as bluetoothd stops: that. Its
-            // back-pressure (InProgress, retried by the caller) is no refusal.
-            if linkLoss == nil, established, case .bluez = error, error.code != .inProgress,
-                let going = await hostBluetoothGoing()
-            {
-                lose(going)
-            }
+            await noticeHostBluetoothGoing(after: error)
             if let linkLoss { throw .linkLost(linkLoss) }
             if closed { throw .closed }
             throw error
         }
     }
 
-    /// A call that fails because bluetoothd left the bus can end before the owner-change
-    /// signal is handled: ask the bus, so the caller sees the link loss, not a bare D-Bus error.
-    private func noticeBluetoothdGone(after error: BluetoothError) async {
-        let peerMayBeGone =
-            switch error {
-            case .bluetoothdNotRunning: true
-            case .bluez: error.code == .noReply
-            default: false
-            }
-        guard linkLoss == nil, peerMayBeGone else { return }
+    /// A call that failed because this host's Bluetooth is going away can end before the
+    /// signal saying so is handled: the caller is to see the link loss, not a bare error.
+    /// bluetoothd not answering is the bus's to tell (has it left?); BlueZ refusing a call on
+    /// an established link (a write, "Not connected") as bluetoothd stops is the adapter's.
+    /// BlueZ's back-pressure (InProgress, retried by the caller) is neither.
+    private func noticeHostBluetoothGoing(after error: BluetoothError) async {
+        guard linkLoss == nil else { return }
+        switch error {
+        case .bluetoothdNotRunning:
+            await noticeBluetoothdLeftTheBus()
+        case .bluez where error.code == .noReply:
+            await noticeBluetoothdLeftTheBus()
+        case .bluez where error.code != .inProgress && established:
+            if let going = await hostBluetoothGoing() { lose(going) }
+        default:
+            break
+        }
+    }
+
+    private func noticeBluetoothdLeftTheBus() async {
         do throws(DBusError) {
             _ = try await session.connection.nameOwner(BlueZNames.service)
         } catch {
