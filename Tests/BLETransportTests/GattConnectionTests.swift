@@ -322,6 +322,24 @@ import Glibc
         await fake.connection.close()
     }
 
+    /// A socket hang-up whose "why?" finds the device's object gone (its adapter removed,
+    /// say, with InterfacesRemoved still on its way) is the device removed: bluetoothd
+    /// answers a call to an object it no longer has with UnknownObject, as a guest's
+    /// bluetoothd did when btvirt's adapters went. Other failures keep the socket's code.
+    @Test(arguments: [
+        (DBusErrorName.unknownObject, "device-removed"),
+        (DBusErrorName.unknownMethod, "device-removed"),
+        ("org.bluez.Error.Failed", "acquired-socket-closed"),
+        (DBusErrorName.accessDenied, "acquired-socket-closed"),
+    ])
+    func aSocketClosedWhenAskingWhyFindsNoDeviceIsTheDeviceRemoved(errorName: String, code: String) {
+        let asking = BluetoothError.bluez(
+            operation: "reading /org/bluez/hci1/dev_00_AA_01_00_00_23", name: errorName, message: "")
+        let loss = BluetoothLinkLoss.socketClosed(
+            "the notification socket", of: FakeReader.transmit.rawValue, device: "VPOS3356-1A2B", askingWhyFailed: asking)
+        #expect(loss.code.rawValue == code)
+    }
+
     /// bluetoothd stopping (or the adapter switched off) sets the adapter's PowerState to
     /// "on-disabling" before the kernel drops the links: that drop is this host's
     /// Bluetooth, not the reader's, whether the socket's hang-up or the Connected signal

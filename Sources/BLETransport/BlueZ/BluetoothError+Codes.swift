@@ -164,5 +164,21 @@ extension BluetoothLinkLoss {
     public static func busLost(_ reason: String) -> BluetoothLinkLoss {
         BluetoothLinkLoss(.busDisconnected, reason)
     }
+    /// bluetoothd closed `socket` (an acquired socket) of characteristic `path`, and asking
+    /// it about `device` then failed with `error`: that failure says what went.
+    public static func socketClosed(
+        _ socket: String, of path: String, device: String, askingWhyFailed error: BluetoothError
+    ) -> BluetoothLinkLoss {
+        switch error {
+        case .bus(let detail): .busLost(detail)
+        case .bluetoothdNotRunning: .bluetoothdRestarted(newOwner: nil)
+        case .linkLost(let earlier): earlier
+        case .deviceNotFound: .deviceRemoved(device)
+        // The device's object went (with its adapter, say) before the signal saying so came.
+        case .bluez(_, let name, _) where DBusErrorName.objectGone.contains(name): .deviceRemoved(device)
+        default:
+            BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(socket) of \(path); asking BlueZ why failed: \(error)")
+        }
+    }
 }
 

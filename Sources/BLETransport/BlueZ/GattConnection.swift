@@ -277,15 +277,7 @@ public actor GattConnection {
                 else if !characteristicExists { .servicesRemoved(path.rawValue) }
                 else { BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
         } catch {
-            loss =
-                switch error {
-                case .bus(let detail): .busLost(detail)
-                case .bluetoothdNotRunning: .bluetoothdRestarted(newOwner: nil)
-                case .linkLost(let earlier): earlier
-                case .deviceNotFound: .deviceRemoved(name)
-                default:
-                    BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path); asking BlueZ why failed: \(error)")
-                }
+            loss = .socketClosed(what, of: path.rawValue, device: name, askingWhyFailed: error)
         }
         lose(loss)
         return linkLoss ?? loss
@@ -342,9 +334,7 @@ public actor GattConnection {
                 timeout: .seconds(5))
             return true
         } catch {
-            let gone = [DBusErrorName.unknownObject, DBusErrorName.unknownMethod, DBusErrorName.unknownInterface,
-                DBusErrorName.invalidArgs]
-            if gone.contains(where: error.isRemote) { return false }
+            if DBusErrorName.objectGone.contains(where: error.isRemote) { return false }
             throw BluetoothError(error, operation: "reading \(path)")
         }
     }

@@ -69,6 +69,11 @@ public enum DBusErrorName {
     public static let spawnChildExited = "org.freedesktop.DBus.Error.Spawn.ChildExited"
     /// The bus has no activatable service of that name.
     public static let spawnServiceNotFound = "org.freedesktop.DBus.Error.Spawn.ServiceNotFound"
+
+    /// What a service answers a call to an object it no longer exports: bluetoothd says
+    /// `UnknownObject` (or, from older code paths, that the method, interface or arguments
+    /// are unknown there).
+    public static let objectGone: Set<String> = [unknownObject, unknownMethod, unknownInterface, invalidArgs]
 }
 
 /// Names of the bus daemon and the standard interfaces.
