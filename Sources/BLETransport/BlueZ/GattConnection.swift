@@ -277,7 +277,9 @@ public actor GattConnection {
                 else if !characteristicExists { .servicesRemoved(path.rawValue) }
                 else { BluetoothLinkLoss(.acquiredSocketClosed, "bluetoothd closed \(what) of \(path) while \(name) stayed connected") }
         } catch {
-            loss = .socketClosed(what, of: path.rawValue, device: name, askingWhyFailed: error)
+            loss =
+                await bluetoothdLeftTheBus(after: error)
+                ?? .socketClosed(what, of: path.rawValue, device: name, askingWhyFailed: error)
         }
         lose(loss)
         return linkLoss ?? loss
@@ -314,12 +316,7 @@ public actor GattConnection {
                 adapterPoweringDown =
                     adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
             } catch {
-                do throws(DBusError) {
-                    _ = try await session.connection.nameOwner(BlueZNames.service)
-                } catch {
-                    if error.isRemote(DBusErrorName.nameHasNoOwner) { return .bluetoothdRestarted(newOwner: nil) }
-                }
-                return nil
+                return await bluetoothdHasNoOwner() ? .bluetoothdRestarted(newOwner: nil) : nil
             }
         }
         guard adapterPoweringDown else { return nil }
@@ -431,23 +428,37 @@ public actor GattConnection {
     /// BlueZ's back-pressure (InProgress, retried by the caller) is neither.
     private func noticeHostBluetoothGoing(after error: BluetoothError) async {
         guard linkLoss == nil else { return }
-        switch error {
-        case .bluetoothdNotRunning:
-            await noticeBluetoothdLeftTheBus()
-        case .bluez where error.code == .noReply:
-            await noticeBluetoothdLeftTheBus()
-        case .bluez where error.code != .inProgress && established:
-            if let going = await hostBluetoothGoing() { lose(going) }
-        default:
-            break
+        if let gone = await bluetoothdLeftTheBus(after: error) {
+            lose(gone)
+        } else if case .bluez = error, error.code != .inProgress, error.code != .noReply, established,
+            let going = await hostBluetoothGoing()
+        {
+            lose(going)
         }
     }
 
-    private func noticeBluetoothdLeftTheBus() async {
+    /// bluetoothd gone from the bus, when a call to it failed as it would then: not running,
+    /// or no reply (the bus answers NoReply for a caller whose callee left it mid-call, as
+    /// bluetoothd does when it stops). The bus's name table decides, never the error alone: a
+    /// NoReply can also be a call left unanswered for too long. Asking for the name's owner
+    /// starts nothing (a call to `org.bluez` itself could start bluetoothd again by bus
+    /// activation).
+    private func bluetoothdLeftTheBus(after error: BluetoothError) async -> BluetoothLinkLoss? {
+        switch error {
+        case .bluetoothdNotRunning: break
+        case .bluez where error.code == .noReply: break
+        default: return nil
+        }
+        return await bluetoothdHasNoOwner() ? .bluetoothdRestarted(newOwner: nil) : nil
+    }
+
+    /// Whether the bus says nobody owns `org.bluez` (asking starts nothing).
+    private func bluetoothdHasNoOwner() async -> Bool {
         do throws(DBusError) {
             _ = try await session.connection.nameOwner(BlueZNames.service)
+            return false
         } catch {
-            if error.isRemote(DBusErrorName.nameHasNoOwner) { lose(.bluetoothdRestarted(newOwner: nil)) }
+            return error.isRemote(DBusErrorName.nameHasNoOwner)
         }
     }
 
