@@ -166,7 +166,7 @@ extension BluetoothLinkLoss {
     }
     /// bluetoothd closed `socket` (an acquired socket) of characteristic `path`, and asking
     /// it about `device` then failed with `error`: that failure says what went.
-    public static func socketClosed(
+    package static func socketClosed(
         _ socket: String, of path: String, device: String, askingWhyFailed error: BluetoothError
     ) -> BluetoothLinkLoss {
         switch error {

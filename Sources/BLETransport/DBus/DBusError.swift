@@ -73,7 +73,7 @@ public enum DBusErrorName {
     /// What a service answers a call to an object it no longer exports: bluetoothd says
     /// `UnknownObject` (or, from older code paths, that the method, interface or arguments
     /// are unknown there).
-    public static let objectGone: Set<String> = [unknownObject, unknownMethod, unknownInterface, invalidArgs]
+    package static let objectGone: Set<String> = [unknownObject, unknownMethod, unknownInterface, invalidArgs]
 }
 
 /// Names of the bus daemon and the standard interfaces.
