@@ -147,7 +147,14 @@ public struct BlueZReaderConnector: ReaderConnector {
             throw found.isBonded && BlueZLinkSecurity.isEncryptionFailure(error)
                 ? LinkError.bondLost(found.summary, error.description) : LinkError(error)
         }
-        let security = await BlueZLinkSecurity.decide(for: connection, found: found, logger: logger)
+        let security: LinkSecurityPolicy.Decision
+        do throws(BluetoothError) {
+            security = try await BlueZLinkSecurity.decide(for: connection, found: found, logger: logger).decision
+        } catch {
+            await connection.disconnect()
+            throw found.isBonded && BlueZLinkSecurity.isEncryptionFailure(error)
+                ? LinkError.bondLost(found.summary, error.description) : LinkError(error)
+        }
         guard security != .needsPairing else {
             await connection.disconnect()
             throw LinkError.notPaired(found.summary)

@@ -76,11 +76,19 @@ enum ReaderChecks {
     /// before TX or RX is touched: holds for a bonded reader (encrypted) and for one before
     /// 3.0 (unencrypted: card operations need --allow-unencrypted); fails for a reader that
     /// needs an encrypted link this host cannot give, so that bluetoothd is never made to
-    /// pair by itself.
+    /// pair by itself, and for a revision that could not be read (the link failed under the
+    /// read).
     static func linkSecurity(_ connection: GattConnection, device: BluetoothDeviceInfo) async -> DoctorFinding<Void> {
-        let revision = await BlueZLinkSecurity.firmwareRevision(on: connection, logger: logger)
-        let firmware = revision.map { "firmware \($0)" } ?? "no readable firmware revision (taken as 3.0 or later)"
-        switch await BlueZLinkSecurity.decide(for: connection, found: device, logger: logger) {
+        let revision: String?
+        let decision: LinkSecurityPolicy.Decision
+        do throws(BluetoothError) {
+            (revision, decision) = try await BlueZLinkSecurity.decide(for: connection, found: device, logger: logger)
+        } catch {
+            await connection.disconnect()
+            return StackChecks.failure(error)
+        }
+        let firmware = revision.map { "firmware \($0)" } ?? "no firmware revision given (taken as 3.0 or later)"
+        switch decision {
         case .encryptWithBond:
             return .holds((), "\(firmware); bonded: the link is encrypted with the bond's key")
         case .openUnencrypted:

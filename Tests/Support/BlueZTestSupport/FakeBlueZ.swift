@@ -66,6 +66,19 @@ package final class FakeReader: Sendable {
     package static let transmitUUID: BluetoothUUID = "49535343-1e4d-4bd9-ba61-23c647249616"
     package static let receiveUUID: BluetoothUUID = "49535343-8841-43f4-a8d4-ecbe34729bb3"
 
+    package static let deviceInformation = device.appending("service000a")
+    package static let firmwareRevision = deviceInformation.appending("char000b")
+
+    /// What the reader's Device Information service gives for its firmware revision (`2A26`).
+    package enum FirmwareRevision: Sendable {
+        /// No Device Information service.
+        case absent
+        /// `2A26` reads as these bytes.
+        case value([UInt8])
+        /// `ReadValue` of `2A26` fails with this D-Bus error, as bluetoothd answers it.
+        case readFails(name: String, message: String)
+    }
+
     package init() {}
 
     /// Every WriteValue to RX: the bytes and the `type` option.
@@ -92,9 +105,13 @@ package final class FakeReader: Sendable {
     /// false, as BlueZ 5.66 does when a bonded peer refuses the encryption. The
     /// `stalledConnects` after those connect but never resolve services, as bluetoothd 5.66
     /// does now and then on a bonded device's ATT bearer.
+    ///
+    /// `firmwareRevision` is what Device Information gives (by default the service is
+    /// absent); without `servingDataService`, the ISSC service is not exported at all.
     package func export(
         on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false, bonded: Bool = false,
-        connectedBeforeAbort: Bool = false, stalledConnects: Int = 0
+        connectedBeforeAbort: Bool = false, stalledConnects: Int = 0, firmwareRevision: FirmwareRevision = .absent,
+        servingDataService: Bool = true
     ) throws {
         let server = fake.connection
         let connects = Locked(0)
@@ -136,6 +153,8 @@ package final class FakeReader: Sendable {
                 DBusProperty("Bonded", value: .bool(bonded)),
             ])
         ])
+        try exportDeviceInformation(on: fake, firmwareRevision: firmwareRevision)
+        guard servingDataService else { return }
         try server.export(Self.service, interfaces: [
             DBusInterface("org.bluez.GattService1", properties: [
                 DBusProperty("UUID", value: .string(Self.dataService.uuidString)),
@@ -191,6 +210,35 @@ package final class FakeReader: Sendable {
                 DBusProperty("Flags", value: .stringArray(["write", "write-without-response"])),
                 DBusProperty("MTU", value: .uint16(23)),
             ] + (offeringSockets ? [DBusProperty("WriteAcquired", value: .bool(false))] : []))
+        ])
+    }
+
+    /// Exports Device Information with its firmware revision (nothing for `.absent`): at
+    /// export, or later, as bluetoothd adds a table's objects one after another.
+    package func exportDeviceInformation(on fake: FakeBlueZ, firmwareRevision: FirmwareRevision) throws {
+        if case .absent = firmwareRevision { return }
+        let server = fake.connection
+        try server.export(Self.deviceInformation, interfaces: [
+            DBusInterface("org.bluez.GattService1", properties: [
+                DBusProperty("UUID", value: .string("0000180a-0000-1000-8000-00805f9b34fb")),
+                DBusProperty("Primary", value: .bool(true)),
+            ])
+        ])
+        try server.export(Self.firmwareRevision, interfaces: [
+            DBusInterface("org.bluez.GattCharacteristic1", methods: [
+                DBusMethod("ReadValue", in: "a{sv}", out: "ay") { call in
+                    fake.record(call)
+                    switch firmwareRevision {
+                    case .absent: return [.bytes([])]
+                    case .value(let bytes): return [.bytes(bytes)]
+                    case .readFails(let name, let message): throw DBusError.remote(name: name, message: message)
+                    }
+                }
+            ], properties: [
+                DBusProperty("UUID", value: .string("00002a26-0000-1000-8000-00805f9b34fb")),
+                DBusProperty("Service", value: .objectPath(Self.deviceInformation)),
+                DBusProperty("Flags", value: .stringArray(["read"])),
+            ])
         ])
     }
 
