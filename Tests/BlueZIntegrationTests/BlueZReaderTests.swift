@@ -169,6 +169,7 @@ struct BlueZIntegrationTests {
         let (writes, writesContinuation) = AsyncStream.makeStream(of: Int.self)
         let reader = cardReader(ObservedConnector(base: connector, writes: writesContinuation))
         try await reader.connect()
+        try await batteryPluginDone(on: Self.centralAdapter, within: .seconds(15))
         let swipe = Task { try await reader.readMagneticStripe(timeout: .seconds(30)) }
         _ = try await within(.seconds(5), "the swipe command being written") {
             for await _ in writes { return true }
@@ -278,12 +279,14 @@ struct BlueZIntegrationTests {
 
     /// The reader drops the link halfway through its answer. BlueZ reports a disconnection
     /// 2–3 s after it happens here, after GET INFO's 1.5 s deadline: the command times out or
-    /// sees the loss, whichever comes first, and the state becomes `lost`.
+    /// sees the loss, whichever comes first, and the state becomes `lost`. The drop comes once
+    /// bluetoothd's own reads at connection are done (see ``batteryPluginDone(on:within:)``).
     @Test func theLinkLostMidFrameEndsTheCommandAndAFreshConnectWorks() async throws {
         try await withPeripheral(["drop-mid-frame=1"]) { _ in
         let reader = cardReader(connector)
         let states = await reader.stateUpdates()
         try await reader.connect()
+        try await batteryPluginDone(on: Self.centralAdapter, within: .seconds(15))
         do throws(CardReaderError) {
             _ = try await reader.info()
             Issue.record("an answer cut by a drop was accepted")
