@@ -169,7 +169,6 @@ struct BlueZIntegrationTests {
         let (writes, writesContinuation) = AsyncStream.makeStream(of: Int.self)
         let reader = cardReader(ObservedConnector(base: connector, writes: writesContinuation))
         try await reader.connect()
-        try await batteryPluginDone(on: Self.centralAdapter, within: .seconds(15))
         let swipe = Task { try await reader.readMagneticStripe(timeout: .seconds(30)) }
         _ = try await within(.seconds(5), "the swipe command being written") {
             for await _ in writes { return true }
@@ -279,14 +278,12 @@ struct BlueZIntegrationTests {
 
     /// The reader drops the link halfway through its answer. BlueZ reports a disconnection
     /// 2–3 s after it happens here, after GET INFO's 1.5 s deadline: the command times out or
-    /// sees the loss, whichever comes first, and the state becomes `lost`. The drop comes once
-    /// bluetoothd's own reads at connection are done (see ``batteryPluginDone(on:within:)``).
+    /// sees the loss, whichever comes first, and the state becomes `lost`.
     @Test func theLinkLostMidFrameEndsTheCommandAndAFreshConnectWorks() async throws {
         try await withPeripheral(["drop-mid-frame=1"]) { _ in
         let reader = cardReader(connector)
         let states = await reader.stateUpdates()
         try await reader.connect()
-        try await batteryPluginDone(on: Self.centralAdapter, within: .seconds(15))
         do throws(CardReaderError) {
             _ = try await reader.info()
             Issue.record("an answer cut by a drop was accepted")
@@ -300,7 +297,18 @@ struct BlueZIntegrationTests {
             }
             return false
         }
-        try await reader.connect()
+        // bluetoothd 5.66 can itself crash as a reader drops its link mid-exchange (seen here:
+        // a segfault as its ATT bearer closed with a read of its battery plugin's pending). The
+        // SDK names that `bluetoothd-restarted`; as a backend does, the test connects again
+        // once bluetoothd serves again (D-Bus activation brings it back).
+        do {
+            try await reader.connect()
+        } catch let error as CardReaderError
+            where ["bluetoothd-restarted", "bluetoothd-not-running"].contains(error.link?.code.rawValue ?? "")
+        {
+            #expect(try await run(["bluez-vm-bluetoothd", "wait", "--timeout", "60"], within: .seconds(70)) == 0)
+            try await reader.connect()
+        }
         #expect(try await reader.info().model == "VPOS3356")
         await reader.disconnect()
         }

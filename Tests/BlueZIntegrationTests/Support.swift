@@ -42,26 +42,6 @@ func nextEvent(
     }
 }
 
-/// Waits, within `limit`, until bluetoothd's battery plugin is done with the connected
-/// reader on `adapterName`: BlueZ 5.66 exports `org.bluez.Battery1` once the plugin's first
-/// read of the Battery Level and its notification subscription have both been answered
-/// (profiles/battery/battery.c). A reader that drops the link while those are in flight can
-/// crash bluetoothd 5.66 itself (its ATT bearer shut with a request pending); a test whose
-/// subject is the SDK's handling of a drop mid-command lets them finish first. BlueZ
-/// announces the interface on a signal this package does not expose, so its object table
-/// is read again every 100 ms.
-func batteryPluginDone(on adapterName: String, within limit: Duration) async throws {
-    let session = try await BluetoothSession.open()
-    let adapter = try await session.adapter(named: adapterName)
-    _ = try await within(limit, "bluetoothd's battery plugin reading the reader on \(adapterName)") {
-        while true {
-            let devices = try await adapter.knownDevices()
-            if devices.contains(where: { $0.isConnected && $0.batteryPercent != nil }) { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-    }
-}
-
 /// Runs a guest helper found on PATH and returns its exit status, within `limit`; its
 /// output goes to standard error (the guest's console). A ``ChildProcess``: the helper
 /// starts with no signal blocked (a thread of Swift's executor blocks them all, and a

@@ -95,6 +95,37 @@ struct BlueZLinkSecurityTests {
         await rig.close()
     }
 
+    /// bluez issue 1489 on the data service: TX and RX exported during the settle are bound.
+    @Test func aDataServiceExportedDuringTheSettleIsBound() async throws {
+        let rig = try await Rig(firmwareRevision: .value(Array("2.4.1".utf8)), servingDataService: false)
+        let opening = try await rig.open()
+        try await rig.clock.waitForSleepers(
+            dueNoSoonerThan: BlueZReaderLink.settleTime, dueWithin: BlueZReaderLink.settleTime, within: WaitBound.inProcess)
+        #expect(rig.fake.recorded("StartNotify").isEmpty)
+        try rig.reader.exportDataService(on: rig.fake)
+        rig.clock.advance(by: BlueZReaderLink.settleTime)
+        let link = try await opening.value
+        #expect(link.security == .unencrypted)
+        #expect(rig.fake.recorded("StartNotify").count == 1)
+        await link.close()
+        await rig.close()
+    }
+
+    /// A data service still missing once the tree settled is `missing-attribute`, whose fix
+    /// first says to connect again, then how BlueZ 5.66 lets go of a bonded device's table.
+    @Test func aDataServiceStillMissingAfterTheSettleIsAMissingAttribute() async throws {
+        let rig = try await Rig(firmwareRevision: .value(Array("2.4.1".utf8)), servingDataService: false)
+        let opening = try await rig.open()
+        try await rig.clock.advance(pastSleepOf: BlueZReaderLink.settleTime)
+        let error = await #expect(throws: LinkError.self) { try await opening.value }
+        #expect(error?.code == .missingAttribute)
+        let fix = try #require(error?.fix)
+        #expect(fix.hasPrefix("connect again"))
+        #expect(fix.contains("bluetoothd restarts") && fix.contains("pairing mode"))
+        #expect(rig.fake.recorded("Disconnect").count == 1)
+        await rig.close()
+    }
+
     /// Neither Device Information nor the data service: bluetoothd has not exported the
     /// table yet, or the device is no reader. Either way a retry can tell; `not-paired` would
     /// send someone to the reader's pairing mode for nothing.

@@ -92,6 +92,9 @@ package final class FakeReader: Sendable {
     /// Opened at each `Disconnect`, as it arrives.
     package let disconnected = Gate()
 
+    /// How many WriteValue calls RX has had (the first answers `InProgress`).
+    private let writeCalls = Locked(0)
+
     /// bluetoothd's ends of the sockets handed out by AcquireNotify and AcquireWrite.
     package let acquiredNotify = Locked<Int32>(-1)
     package let acquiredWrite = Locked<Int32>(-1)
@@ -107,15 +110,15 @@ package final class FakeReader: Sendable {
     /// does now and then on a bonded device's ATT bearer.
     ///
     /// `firmwareRevision` is what Device Information gives (by default the service is
-    /// absent); without `servingDataService`, the ISSC service is not exported at all.
+    /// absent); without `servingDataService`, the ISSC service is not exported at all. With
+    /// an `rssi`, the device shows it, as one a discovery has seen advertising.
     package func export(
         on fake: FakeBlueZ, abortedConnects: Int, offeringSockets: Bool = false, bonded: Bool = false,
         connectedBeforeAbort: Bool = false, stalledConnects: Int = 0, firmwareRevision: FirmwareRevision = .absent,
-        servingDataService: Bool = true
+        servingDataService: Bool = true, rssi: Int16? = nil
     ) throws {
         let server = fake.connection
         let connects = Locked(0)
-        let writeCalls = Locked(0)
         try server.export(Self.device, interfaces: [
             DBusInterface("org.bluez.Device1", methods: [
                 DBusMethod("Connect") { call in
@@ -151,10 +154,17 @@ package final class FakeReader: Sendable {
                 DBusProperty("ServicesResolved", value: .bool(false)),
                 DBusProperty("Paired", value: .bool(bonded)),
                 DBusProperty("Bonded", value: .bool(bonded)),
-            ])
+            ] + (rssi.map { [DBusProperty("RSSI", value: .int16($0))] } ?? []))
         ])
         try exportDeviceInformation(on: fake, firmwareRevision: firmwareRevision)
-        guard servingDataService else { return }
+        if servingDataService { try exportDataService(on: fake, offeringSockets: offeringSockets) }
+    }
+
+    /// Exports the ISSC data service, TX and RX (see ``export(on:abortedConnects:offeringSockets:bonded:connectedBeforeAbort:stalledConnects:firmwareRevision:servingDataService:rssi:)``):
+    /// at export, or later, as bluetoothd adds a table's objects one after another.
+    package func exportDataService(on fake: FakeBlueZ, offeringSockets: Bool = false) throws {
+        let server = fake.connection
+        let writeCalls = self.writeCalls
         try server.export(Self.service, interfaces: [
             DBusInterface("org.bluez.GattService1", properties: [
                 DBusProperty("UUID", value: .string(Self.dataService.uuidString)),
