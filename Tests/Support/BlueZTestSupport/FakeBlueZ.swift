@@ -160,8 +160,8 @@ package final class FakeReader: Sendable {
         if servingDataService { try exportDataService(on: fake, offeringSockets: offeringSockets) }
     }
 
-    /// Exports the ISSC data service, TX and RX (see ``export(on:abortedConnects:offeringSockets:bonded:connectedBeforeAbort:stalledConnects:firmwareRevision:servingDataService:rssi:)``):
-    /// at export, or later, as bluetoothd adds a table's objects one after another.
+    /// Exports the ISSC data service, TX and RX, as `export` describes them: at export, or
+    /// later, as bluetoothd adds a table's objects one after another.
     package func exportDataService(on fake: FakeBlueZ, offeringSockets: Bool = false) throws {
         let server = fake.connection
         let writeCalls = self.writeCalls
