@@ -43,6 +43,8 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// What ``timeout``, BlueZ's calls and the connection's retries are measured on:
     /// `ContinuousClock` in production, a test's `ManualClock`.
     public var clock: any Clock<Duration>
+    /// The Bluetooth controllers the kernel has (`/sys/class/bluetooth`).
+    package var kernelControllers: @Sendable () -> [String] = { KernelBluetoothControllers.names() }
     /// The address the last connect found, shared by the connector's copies.
     private let found = Locked<String?>(nil)
     /// The address of the adapter the last connect used, shared likewise: an adapter that
@@ -84,6 +86,15 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// D-Bus connection. Once connected, later connects go to the same reader on the same
     /// adapter, found by their addresses: straight to the device while BlueZ knows it, and
     /// to the adapter under whatever name it has when it comes back.
+    ///
+    /// bluetoothd restarting under the connect (it crashed, and systemd started it again)
+    /// does not end it: the connect waits for the new bluetoothd to register and power the
+    /// adapter, then starts over, all within ``timeout``; a bluetoothd that does not come
+    /// back ends it with `bluetoothd-not-running` at the deadline; one not running at the
+    /// start, and not started by the bus for the connect's first call, ends it at once. An
+    /// adapter the kernel has but bluetoothd does not list yet (bluetoothd starting) is
+    /// waited for the same way; one the kernel does not have either fails at once with
+    /// `no-such-adapter`.
     public func connect() async throws(LinkError) -> any ReaderLink {
         let session: BluetoothSession
         do throws(BluetoothError) {
@@ -92,28 +103,83 @@ public struct BlueZReaderConnector: ReaderConnector {
             throw LinkError(error)
         }
         let deadline = session.clock.elapsed() + timeout
-        do throws(LinkError) {
-            let adapter: BluetoothAdapter
-            let found: BluetoothDeviceInfo
-            do throws(BluetoothError) {
-                adapter = try await session.adapter(named: foundOn.withLock { $0 } ?? self.adapter)
-                if let known = try await known(on: adapter) {
-                    found = known
-                } else {
-                    found = try await adapter.find(filter, timeout: max(deadline - session.clock.elapsed(), .milliseconds(1)))
-                }
+        var bluetoothdRestarted = false
+        while true {
+            let startedWith = try? await session.bluetoothd()
+            do throws(LinkError) {
+                return try await attempt(on: session, until: deadline, afterRestart: bluetoothdRestarted)
             } catch {
-                throw LinkError(error)
+                guard error.code != .cancelled, session.clock.elapsed() < deadline,
+                    await Self.bluetoothdRestarted(since: startedWith, failingWith: error, on: session)
+                else {
+                    await session.close()
+                    throw error
+                }
+                logger.warning(
+                    "bluetoothd restarted under the connect: connecting again once it has the adapter",
+                    metadata: ["reader": "\(readerDescription)", "error": "\(error)"])
+                bluetoothdRestarted = true
             }
-            self.found.withLock { $0 = found.address }
-            foundOn.withLock { $0 = adapter.address }
-            return try await Self.openLink(
-                to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
-                maximumMTU: maximumMTU, ownsSession: true, logger: logger)
-        } catch {
-            await session.close()
-            throw error
         }
+    }
+
+    /// One connect on `session`: the adapter, the reader on it, the link.
+    private func attempt(
+        on session: BluetoothSession, until deadline: Duration, afterRestart: Bool
+    ) async throws(LinkError) -> BlueZReaderLink {
+        let adapter: BluetoothAdapter
+        let found: BluetoothDeviceInfo
+        do throws(BluetoothError) {
+            adapter = try await self.adapter(on: session, until: deadline, afterRestart: afterRestart)
+            if let known = try await known(on: adapter) {
+                found = known
+            } else {
+                found = try await adapter.find(filter, timeout: max(deadline - session.clock.elapsed(), .milliseconds(1)))
+            }
+        } catch {
+            throw LinkError(error)
+        }
+        self.found.withLock { $0 = found.address }
+        foundOn.withLock { $0 = adapter.address }
+        return try await Self.openLink(
+            to: found, on: adapter, until: deadline, attempts: connectAttempts, valueTransport: valueTransport.gatt,
+            maximumMTU: maximumMTU, ownsSession: true, logger: logger)
+    }
+
+    /// The adapter to connect on: the one the last connect used, else ``adapter``. After
+    /// bluetoothd restarted, or while the kernel has it and bluetoothd does not list it
+    /// yet, it is waited for until `deadline`.
+    private func adapter(
+        on session: BluetoothSession, until deadline: Duration, afterRestart: Bool
+    ) async throws(BluetoothError) -> BluetoothAdapter {
+        let name = foundOn.withLock { $0 } ?? self.adapter
+        if afterRestart { return try await session.adapter(named: name, returningUntil: deadline) }
+        do throws(BluetoothError) {
+            return try await session.adapter(named: name)
+        } catch .noSuchAdapter where kernelHasController(named: name) {
+            logger.info(
+                "the kernel has the adapter and bluetoothd does not list it yet: waiting for bluetoothd to register it",
+                metadata: ["adapter": "\(name ?? "any")"])
+            return try await session.adapter(named: name, returningUntil: deadline)
+        }
+    }
+
+    /// Whether the kernel has the controller `name` names (nil or an address: any).
+    private func kernelHasController(named name: String?) -> Bool {
+        let controllers = kernelControllers()
+        guard let name, !name.contains(":") else { return !controllers.isEmpty }
+        return controllers.contains(name)
+    }
+
+    /// Whether the bluetoothd the failed attempt started with (nil: none) is not the one
+    /// now: the failure says so, or another process owns `org.bluez` now, or none does, or
+    /// one does where none did (the attempt's first call started it, by D-Bus activation).
+    private static func bluetoothdRestarted(
+        since startedWith: BluetoothDaemon?, failingWith error: LinkError, on session: BluetoothSession
+    ) async -> Bool {
+        if error.code == .bluetoothdRestarted { return true }
+        let now = try? await session.bluetoothd()
+        return now?.uniqueName != startedWith?.uniqueName
     }
 
     /// The device an earlier connect found, if BlueZ still has it on `adapter`.

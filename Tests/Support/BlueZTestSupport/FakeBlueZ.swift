@@ -18,8 +18,10 @@ package final class FakeBlueZ: Sendable {
 
     package static func start(on bus: TestBus) async throws -> FakeBlueZ {
         let connection = try await DBusConnection.connect(address: bus.address)
-        _ = try await connection.requestName("org.bluez")
+        // As bluetoothd, which serves its object manager before it answers any call made to
+        // the name it takes (it runs no main loop until both are set up).
         try connection.addObjectManager(at: "/")
+        _ = try await connection.requestName("org.bluez")
         return FakeBlueZ(connection: connection)
     }
 
@@ -91,6 +93,8 @@ package final class FakeReader: Sendable {
     package let stuckWrite = Gate()
     /// Opened at each `Disconnect`, as it arrives.
     package let disconnected = Gate()
+    /// Opened at each `Connect`, as it arrives.
+    package let connectArrived = Gate()
 
     /// How many WriteValue calls RX has had (the first answers `InProgress`).
     private let writeCalls = Locked(0)
@@ -123,6 +127,7 @@ package final class FakeReader: Sendable {
             DBusInterface("org.bluez.Device1", methods: [
                 DBusMethod("Connect") { call in
                     fake.record(call)
+                    self.connectArrived.open()
                     let attempt = connects.withLock { $0 += 1; return $0 }
                     if attempt <= abortedConnects {
                         if connectedBeforeAbort {

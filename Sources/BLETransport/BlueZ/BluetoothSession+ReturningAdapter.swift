@@ -1,0 +1,43 @@
+import Logging
+import Timing
+
+extension BluetoothSession {
+    /// The adapter named `name` (nil: the first powered one), waited for until `deadline`
+    /// (on the session's clock) while bluetoothd is not running, does not list it yet or
+    /// has it powered off: what a caller needs once bluetoothd has restarted under it (it
+    /// crashed and systemd started it again), or while it is starting. A starting
+    /// bluetoothd owns `org.bluez` before it registers its adapters, and registers each one
+    /// powered off before powering it on. Follows BlueZ's signals, polling nothing; at the
+    /// deadline, throws what ``adapter(named:)`` throws then.
+    public func adapter(named name: String?, returningUntil deadline: Duration) async throws(BluetoothError)
+        -> BluetoothAdapter
+    {
+        let changes = try await events(under: BlueZNames.managerPath, interfaces: [BlueZNames.adapterInterface])
+        let outcome = await clock.run(until: deadline) { [self] () async -> Result<BluetoothAdapter, BluetoothError>? in
+            var iterator = changes.makeAsyncIterator()
+            repeat {
+                do throws(BluetoothError) {
+                    return .success(try await adapter(named: name))
+                } catch where Self.mayBeReturning(error) {
+                    logger.debug("waiting for bluetoothd and its adapter", metadata: ["reason": "\(error)"])
+                } catch {
+                    return .failure(error)
+                }
+            } while await iterator.next() != nil
+            return nil
+        }
+        switch outcome {
+        case .finished(let result?): return try result.get()
+        case .finished(nil), .timedOut: return try await adapter(named: name)
+        case .cancelled: throw .cancelled
+        }
+    }
+
+    /// What ``adapter(named:)`` throws while bluetoothd is starting.
+    private static func mayBeReturning(_ error: BluetoothError) -> Bool {
+        switch error {
+        case .bluetoothdNotRunning, .noSuchAdapter, .adapterPoweredOff: true
+        default: false
+        }
+    }
+}
