@@ -104,7 +104,8 @@ extension BlueZReaderConnector: PairingReaderConnector {
         do throws(PairingError) {
             let adapter: BluetoothAdapter
             do throws(BluetoothError) {
-                adapter = try await session.adapter(named: self.adapter)
+                adapter = try await session.adapter(
+                    named: self.adapter, startingWithin: timeout, kernelControllers: kernelControllers())
             } catch {
                 throw PairingError(.linkFailed, "\(error)", link: LinkError(error))
             }

@@ -154,21 +154,8 @@ public struct BlueZReaderConnector: ReaderConnector {
     ) async throws(BluetoothError) -> BluetoothAdapter {
         let name = foundOn.withLock { $0 } ?? self.adapter
         if afterRestart { return try await session.adapter(named: name, returningUntil: deadline) }
-        do throws(BluetoothError) {
-            return try await session.adapter(named: name)
-        } catch .noSuchAdapter where kernelHasController(named: name) {
-            logger.info(
-                "the kernel has the adapter and bluetoothd does not list it yet: waiting for bluetoothd to register it",
-                metadata: ["adapter": "\(name ?? "any")"])
-            return try await session.adapter(named: name, returningUntil: deadline)
-        }
-    }
-
-    /// Whether the kernel has the controller `name` names (nil or an address: any).
-    private func kernelHasController(named name: String?) -> Bool {
-        let controllers = kernelControllers()
-        guard let name, !name.contains(":") else { return !controllers.isEmpty }
-        return controllers.contains(name)
+        return try await session.adapter(
+            named: name, startingWithin: deadline - session.clock.elapsed(), kernelControllers: kernelControllers())
     }
 
     /// Whether the bluetoothd the failed attempt started with (nil: none) is not the one

@@ -40,7 +40,7 @@ struct GattCommand: AsyncParsableCommand {
         try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let session = try await BluetoothSession.open()
             defer { Task { await session.close() } }
-            let bluetooth = try await session.adapter(named: adapter)
+            let bluetooth = try await session.adapter(named: adapter, startingWithin: timeout)
             let found = try await bluetooth.find(filter, timeout: timeout)
             let connection = try await bluetooth.device(at: found.path).connect(timeout: timeout)
             do throws(BluetoothError) {

@@ -45,7 +45,8 @@ struct ScanCommand: AsyncParsableCommand {
         try await CommandRun.perform(interruption: .stops) { () throws(BluetoothError) in
             let session = try await BluetoothSession.open()
             defer { Task { await session.close() } }
-            let discovery = try await session.adapter(named: adapter).discover(filter)
+            let discovery = try await session.adapter(named: adapter, startingWithin: .seconds(duration))
+                .discover(filter)
             let timer = Task {
                 try? await Task.sleep(for: .seconds(duration))
                 await discovery.stop()

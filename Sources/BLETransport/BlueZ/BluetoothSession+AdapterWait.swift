@@ -2,6 +2,32 @@ import Logging
 import Timing
 
 extension BluetoothSession {
+    /// The adapter named `name` (nil: the first powered one), as ``adapter(named:)``
+    /// finds it; but while bluetoothd does not list it and the kernel has it
+    /// (`kernelControllers`, by default ``KernelBluetoothControllers/names(in:)``), which
+    /// means bluetoothd is starting, it is waited for as
+    /// ``adapter(named:returningUntil:)`` does, for at most `timeout`. One the kernel lacks
+    /// too fails at once.
+    public func adapter(
+        named name: String?, startingWithin timeout: Duration,
+        kernelControllers: [String] = KernelBluetoothControllers.names()
+    ) async throws(BluetoothError) -> BluetoothAdapter {
+        do throws(BluetoothError) {
+            return try await adapter(named: name)
+        } catch .noSuchAdapter where Self.kernel(kernelControllers, hasControllerNamed: name) {
+            logger.info(
+                "the kernel has the adapter and bluetoothd does not list it yet: waiting for bluetoothd to register it",
+                metadata: ["adapter": "\(name ?? "any")"])
+            return try await adapter(named: name, returningUntil: clock.elapsed() + timeout)
+        }
+    }
+
+    /// Whether `controllers` has the controller `name` names (nil or an address: any).
+    private static func kernel(_ controllers: [String], hasControllerNamed name: String?) -> Bool {
+        guard let name, !name.contains(":") else { return !controllers.isEmpty }
+        return controllers.contains(name)
+    }
+
     /// The adapter named `name` (nil: the first powered one), waited for until `deadline`
     /// (on the session's clock) while bluetoothd is not running, does not list it yet or
     /// has it powered off: what a caller needs once bluetoothd has restarted under it (it
