@@ -38,7 +38,12 @@ extension BluetoothSession {
     public func adapter(named name: String?, returningUntil deadline: Duration) async throws(BluetoothError)
         -> BluetoothAdapter
     {
-        let changes = try await events(under: BlueZNames.managerPath, interfaces: [BlueZNames.adapterInterface])
+        // Each adapter change, or bluetoothd changing owner, is one more reason to look.
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let route = try await signals.route(
+            under: BlueZNames.managerPath, interfaces: [BlueZNames.adapterInterface],
+            deliver: { _ in continuation.yield() }, end: { continuation.finish() })
+        defer { route.cancel() }
         let outcome = await clock.run(until: deadline) { [self] () async -> Result<BluetoothAdapter, BluetoothError>? in
             var iterator = changes.makeAsyncIterator()
             repeat {
