@@ -55,6 +55,13 @@ start_emulator_on() {
     exit 1
 }
 
+# How long a step's command may run, in seconds: many times the longest step's time on a
+# busy machine (34 s). A command still running then has each thread's stack printed into
+# its output (Scripts/with-time-limit), is killed, and fails its step: a hang says where it
+# is, and the suite goes on, rather than holding the guest until its own time limit.
+step_time_limit=240
+with_time_limit="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/with-time-limit"
+
 # step NAME EXPECTED-TEXT COMMAND…: runs COMMAND and checks its exit status and output,
 # which must not hold the test card's data (card_data): a leak is reported without
 # printing the output that holds it.
@@ -62,7 +69,7 @@ step() {
     local name=$1 expected=$2
     shift 2
     local status=0
-    output=$("$@" 2>&1) || status=$?
+    output=$("$with_time_limit" "$step_time_limit" -- "$@" 2>&1) || status=$?
     judge "$name" "$expected" "$status"
 }
 
@@ -104,7 +111,7 @@ refused() {
     local name=$1 expected=$2
     shift 2
     local status=0
-    output=$("$@" 2>&1) || status=$?
+    output=$("$with_time_limit" "$step_time_limit" -- "$@" 2>&1) || status=$?
     if ((status == 12)) && grep -q -- "$expected" <<<"$output"; then
         pass "readerctl $name"
     else
