@@ -52,20 +52,29 @@ struct BlueZReaderConnectorRestartTests {
         return (fake, reader)
     }
 
+    /// A connect under way on `bus` when its bluetoothd crashes: it has reached `Connect`,
+    /// and the reader's services never resolve; the connect is waiting for the next
+    /// bluetoothd when this returns.
+    static func connectWhoseBluetoothdCrashed(
+        on bus: TestBus, clock: ManualClock, lines: LogLines
+    ) async throws -> Task<any ReaderLink, any Error> {
+        let crashing = try await FakeBlueZ.start(on: bus)
+        try addAdapter("hci1", powered: true, on: crashing)
+        let before = FakeReader()
+        try before.export(on: crashing, abortedConnects: 0, stalledConnects: 1, rssi: -50)
+        let connector = connector(on: bus, clock: clock, kernelControllers: ["hci1"], lines: lines)
+        let connect = Task { try await connector.connect() }
+        try await before.connectArrived.wait(within: bound)
+        await crashing.connection.close()
+        try await lines.wait(for: "waiting for bluetoothd and its adapter")
+        return connect
+    }
+
     @Test func bluetoothdRestartingUnderTheConnectIsWaitedForAndTheConnectGoesOnWithTheNewOne() async throws {
         let bus = try await TestBus.start()
         defer { withExtendedLifetime(bus) {} }
-        let crashing = try await FakeBlueZ.start(on: bus)
-        try Self.addAdapter("hci1", powered: true, on: crashing)
-        let before = FakeReader()
-        try before.export(on: crashing, abortedConnects: 0, stalledConnects: 1, rssi: -50)
         let lines = LogLines()
-        let connector = Self.connector(on: bus, clock: ManualClock(), kernelControllers: ["hci1"], lines: lines)
-        let connect = Task { try await connector.connect() }
-
-        try await before.connectArrived.wait(within: Self.bound)
-        await crashing.connection.close()
-        try await lines.wait(for: "waiting for bluetoothd and its adapter")
+        let connect = try await Self.connectWhoseBluetoothdCrashed(on: bus, clock: ManualClock(), lines: lines)
         let (restarted, reader) = try await Self.restartedBluetoothd(on: bus)
 
         let link = try await within(Self.bound, "the connect") { try await connect.value }
@@ -81,18 +90,8 @@ struct BlueZReaderConnectorRestartTests {
     @Test func bluetoothdNotComingBackEndsTheConnectAtItsDeadlineAsNotRunning() async throws {
         let bus = try await TestBus.start()
         defer { withExtendedLifetime(bus) {} }
-        let crashing = try await FakeBlueZ.start(on: bus)
-        try Self.addAdapter("hci1", powered: true, on: crashing)
-        let before = FakeReader()
-        try before.export(on: crashing, abortedConnects: 0, stalledConnects: 1, rssi: -50)
-        let lines = LogLines()
         let clock = ManualClock()
-        let connector = Self.connector(on: bus, clock: clock, kernelControllers: ["hci1"], lines: lines)
-        let connect = Task { try await connector.connect() }
-
-        try await before.connectArrived.wait(within: Self.bound)
-        await crashing.connection.close()
-        try await lines.wait(for: "waiting for bluetoothd and its adapter")
+        let connect = try await Self.connectWhoseBluetoothdCrashed(on: bus, clock: clock, lines: LogLines())
         clock.advance(by: Self.timeout)
 
         let error = try await within(Self.bound, "the connect") { await #expect(throws: LinkError.self) { try await connect.value } }
