@@ -105,7 +105,7 @@ public struct BlueZReaderConnector: ReaderConnector {
         let deadline = session.clock.elapsed() + timeout
         var bluetoothdRestarted = false
         while true {
-            let startedWith = try? await session.bluetoothd()
+            let startedWith = await Self.bluetoothdOwner(on: session)
             do throws(LinkError) {
                 return try await attempt(on: session, until: deadline, afterRestart: bluetoothdRestarted)
             } catch {
@@ -162,11 +162,16 @@ public struct BlueZReaderConnector: ReaderConnector {
     /// now: the failure says so, or another process owns `org.bluez` now, or none does, or
     /// one does where none did (the attempt's first call started it, by D-Bus activation).
     private static func bluetoothdRestarted(
-        since startedWith: BluetoothDaemon?, failingWith error: LinkError, on session: BluetoothSession
+        since startedWith: String?, failingWith error: LinkError, on session: BluetoothSession
     ) async -> Bool {
         if error.code == .bluetoothdRestarted { return true }
-        let now = try? await session.bluetoothd()
-        return now?.uniqueName != startedWith?.uniqueName
+        return await bluetoothdOwner(on: session) != startedWith
+    }
+
+    /// The unique bus name owning `org.bluez` (one call to the bus, none to bluetoothd), or
+    /// nil when nobody does.
+    private static func bluetoothdOwner(on session: BluetoothSession) async -> String? {
+        try? await session.connection.nameOwner(BlueZNames.service)
     }
 
     /// The device an earlier connect found, if BlueZ still has it on `adapter`.
