@@ -56,20 +56,37 @@ start_emulator_on() {
 }
 
 # How long a step's command may run, in seconds: many times the longest step's time on a
-# busy machine (39 s). A command still running then is stopped and fails its step, saying
-# so, rather than holding the guest until its own time limit. timeout(1) is one process
-# that only waits: a watchdog that polls would spend the guest's CPU (a process start costs
-# 0.1-0.4 s under TCG) and slow every step. A shell function (a check the suite defines)
-# runs as it is.
+# busy machine (39 s). A command still running then is a hang: its threads' stacks are
+# printed (gdb, from the host's /usr), then it is stopped and fails its step, rather than
+# holding the guest until its own time limit. The watcher is one `sleep` that only waits:
+# a watchdog that polls would spend the guest's CPU (a process start costs 0.1-0.4 s under
+# TCG) and slow every step. A shell function (a check the suite defines) runs as it is.
 step_time_limit=240
 limited() {
     if declare -F "$1" >/dev/null; then
         "$@"
         return
     fi
-    local status=0
-    timeout --kill-after=10 "$step_time_limit" "$@" || status=$?
-    ((status != 124 && status != 137)) || echo "still running after $step_time_limit s: stopped (a hang)"
+    local status=0 pid watcher
+    "$@" <&0 &
+    pid=$!
+    (
+        # Each wait is a `sleep` that a TERM (the command finished) ends at once.
+        sleeper=""
+        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        pause() { sleep "$1" </dev/null >/dev/null 2>&1 & sleeper=$!; wait "$sleeper"; }
+        pause "$step_time_limit"
+        echo "still running after $step_time_limit s: stopped (a hang); its threads:"
+        timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt' </dev/null 2>&1 |
+            grep -E '^(Thread |#[0-9])' | cut -c1-240 || true
+        kill -TERM "$pid" 2>/dev/null
+        pause 10
+        kill -KILL "$pid" 2>/dev/null
+    ) &
+    watcher=$!
+    wait "$pid" || status=$?
+    kill "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
     return "$status"
 }
 
