@@ -11,9 +11,15 @@ import Locking
 /// object for `InterfacesAdded`/`InterfacesRemoved`. bluetoothd changing owner goes to
 /// every route, since every object path from before is then gone.
 ///
-/// Lock order: a route's `deliver` runs under the router's lock (so none runs after its
-/// route is cancelled) and may take its own locks and yield to streams, but never calls
-/// back into the router. `end` runs outside the lock.
+/// A route's `deliver` runs on the dispatch thread outside the router's lock, one signal
+/// after another. Delivering resumes tasks (a stream's consumer), and the runtime resumes a
+/// task under that task's own status lock, the lock it also holds while it runs the task's
+/// cancellation handlers; a consumer cancelled at that moment ends its stream, and the
+/// stream's end cancels its route, which takes the router's lock. Delivering under the
+/// router's lock would deadlock those two threads: the dispatch thread would read the bus
+/// no more, and every call's reply and deadline would wait for it. So a delivery can come
+/// just after its route was cancelled; a finished stream drops it. `end` runs outside the
+/// lock too.
 final class BlueZSignalRouter: Sendable {
     typealias Deliver = @Sendable (BlueZEvent) -> Void
 
@@ -142,12 +148,12 @@ final class BlueZSignalRouter: Sendable {
         }
     }
 
-    /// Runs on the dispatch thread for every signal of the two rules.
+    /// Runs on the dispatch thread for every signal of the two rules: delivers outside the
+    /// lock (see the type's note), in the order the routes were made.
     private func dispatch(_ message: DBusMessage) {
         guard let event = BlueZEvent(message) else { return }
-        state.withLock { state in
-            for route in state.routes where route.wants(event) { route.deliver(event) }
-        }
+        let recipients = state.withLock { state in state.routes.filter { $0.wants(event) }.map(\.deliver) }
+        for deliver in recipients { deliver(event) }
     }
 
     /// The bus connection ended: every route ends, and later routes fail.
@@ -168,7 +174,8 @@ final class BlueZSignalRouter: Sendable {
     }
 }
 
-/// A route of ``BlueZSignalRouter``; ``cancel()`` stops its deliveries at once.
+/// A route of ``BlueZSignalRouter``; ``cancel()`` stops its deliveries (one already under
+/// way on the dispatch thread still arrives).
 struct BlueZSignalRoute: Sendable {
     let router: BlueZSignalRouter
     let id: UInt64

@@ -27,9 +27,10 @@ public struct BluetoothDevice: Sendable {
     /// Connects (`Device1.Connect`) and waits until BlueZ has resolved the services,
     /// within `timeout`. A device that is already connected is used as it is.
     /// `le-connection-abort-by-local` and `InProgress` are retried, up to `attempts`
-    /// connection attempts in all; so is a bonded device's connection whose services have
-    /// not resolved within `resolutionWindow` (default: half of `timeout`, at most 10 s),
-    /// which is disconnected first. The last attempt has all the time left.
+    /// connection attempts in all. With more than one attempt, a bonded device's connection
+    /// whose services have not resolved within `resolutionWindow` (default: a sixth of
+    /// `timeout`, from 4 s to 10 s) is disconnected and made again, as long as the time left
+    /// holds two windows; the last connection has all the time left.
     public func connect(timeout: Duration, attempts: Int = 3, resolutionWindow: Duration? = nil)
         async throws(BluetoothError) -> GattConnection
     {

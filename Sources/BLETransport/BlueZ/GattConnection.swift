@@ -92,7 +92,10 @@ public actor GattConnection {
         if info?.isConnected == true {
             session.logger.debug("device already connected", metadata: ["device": "\(name)"])
         }
+        // Connect attempts, and those among them whose services stalled: a stall is not a
+        // failed Connect, so it does not use up `attempts`; time bounds its retries.
         var attempt = 0
+        var stalls = 0
         while true {
             attempt += 1
             connectedSeen = info?.isConnected ?? false
@@ -105,13 +108,18 @@ public actor GattConnection {
                 }
                 // Only a bonded device's connection can stall so (its bearer is opened
                 // encrypted); a first discovery, however slow the peer, has all the time.
-                let window = attempt < attempts && info?.isBonded == true ? resolutionWindow : nil
+                // A window is kept while the time left holds two: the attempt after a
+                // stall gets at least one, and the last attempt has all the time left.
+                let window =
+                    attempts > 1 && info?.isBonded == true && deadline - now >= resolutionWindow * 2
+                    ? resolutionWindow : nil
                 if try await waitForServices(deadline: deadline, window: window, timeout: timeout) == .stalled,
                     let window
                 {
+                    stalls += 1
                     session.logger.notice(
                         "services did not resolve; connecting again",
-                        metadata: ["device": "\(name)", "waited": "\(window)", "attempt": "\(attempt)"])
+                        metadata: ["device": "\(name)", "waited": "\(window)", "stalls": "\(stalls)"])
                     try await reconnectAfterStall(deadline: deadline, timeout: timeout)
                     continue
                 }
@@ -126,11 +134,12 @@ public actor GattConnection {
                 let encryptionSuspect =
                     info?.isBonded == true && connectedSeen
                     && (error.code.isTransientConnectFailure || error.code == .remoteDisconnected)
-                guard attempt < attempts, Self.isRetryable(error), now < deadline else {
+                let failures = attempt - stalls
+                guard failures < attempts, Self.isRetryable(error), now < deadline else {
                     throw encryptionSuspect ? .encryptionFailed(name) : error
                 }
                 session.logger.debug("connect attempt failed, retrying", metadata: ["device": "\(name)", "error": "\(error)"])
-                await sleep(for: .milliseconds(250 * attempt), until: deadline)
+                await sleep(for: .milliseconds(250 * failures), until: deadline)
             }
         }
     }
@@ -155,12 +164,18 @@ public actor GattConnection {
     }
 
     /// How long a bonded device's services may take to resolve on a connection that is not
-    /// the last attempt: half the connection's time limit, at most 10 s. Its cached table
-    /// resolves in a few ATT round trips (a changed one, in a discovery's), but bluetoothd
-    /// 5.66 now and then opens a bonded device's ATT bearer with an MTU exchange that is
-    /// never answered (the request on an EATT channel; fixed in BlueZ 5.67) and waits out its
-    /// 30 s ATT timeout. A new connection does not inherit that state.
-    static func resolutionWindow(timeout: Duration) -> Duration { min(timeout / 2, .seconds(10)) }
+    /// the last attempt: a sixth of the connection's time limit, but 4 s at least (half the
+    /// limit at most) and 10 s at most. Its cached table resolves in a few ATT round trips
+    /// (a changed one, in a discovery's; `readerctl doctor` measured 3.6 s from `Connect`
+    /// to resolved services in a loaded emulated guest), but bluetoothd 5.66 now and then opens a bonded device's ATT
+    /// bearer with an MTU exchange that is never answered (the request on an EATT channel,
+    /// which a peer with EATT, such as a reader served by BlueZ, races; fixed in BlueZ 5.67)
+    /// and waits out its 30 s ATT timeout. A new connection does not inherit that state, but
+    /// the race can repeat: under load, three connections in a row stalled. Within a 30 s
+    /// limit, 5 s windows leave room for four connections.
+    static func resolutionWindow(timeout: Duration) -> Duration {
+        min(max(timeout / 6, .seconds(4)), timeout / 2, .seconds(10))
+    }
 
     private enum Resolution { case resolved, stalled }
 

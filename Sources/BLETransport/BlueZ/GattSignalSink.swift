@@ -31,7 +31,10 @@ final class GattSignalSink: Sendable {
     }
 
     /// Delivers one notification of the characteristic at `path` (a `Value` change, or a
-    /// datagram from an acquired notification socket). False if nobody listens.
+    /// datagram from an acquired notification socket). False if nobody listens. Yields
+    /// under the streams' lock, so nothing follows ``end(with:)``'s `.dropped`: the lock is
+    /// taken on no path that cancels a task (no `onTermination`, no cancellation handler),
+    /// so resuming a consumer under it cannot deadlock as `BlueZSignalRouter` explains.
     @discardableResult
     func deliver(_ value: [UInt8], from path: DBusObjectPath) -> Bool {
         streams.withLock { $0[path]?.yield(.notification(value)) } != nil
