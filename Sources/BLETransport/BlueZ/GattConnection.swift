@@ -33,6 +33,8 @@ public actor GattConnection {
     /// Notifications go from the D-Bus dispatch thread straight to their stream; the rest
     /// of the device's signals come to this actor through ``GattSignalSink/control``.
     let sink = GattSignalSink()
+    /// The bus name of the bluetoothd the connection was made with (nil if unknown).
+    private var bluetoothdOwner: String?
     private var route: BlueZSignalRoute?
     private var adapterRoute: BlueZSignalRoute?
     private var pump: Task<Void, Never>?
@@ -81,6 +83,8 @@ public actor GattConnection {
         // "on-disabling"): that is what tells its drop from the device's.
         adapterRoute = try await session.signals.route(
             under: adapterPath, interfaces: [BlueZNames.adapterInterface], deliver: { sink.receive($0) }, end: {})
+        // Read after the routes exist: a later restart is an owner change they see.
+        bluetoothdOwner = try? await session.connection.nameOwner(BlueZNames.service)
         pump = Task(executorPreference: session.connection.executor) { [weak self] in
             for await event in sink.control {
                 guard let self else { return }
@@ -331,7 +335,8 @@ public actor GattConnection {
                 adapterPoweringDown =
                     adapter["PowerState"]?.stringValue.map { $0 != "on" } ?? (adapter["Powered"]?.boolValue == false)
             } catch {
-                return await bluetoothdHasNoOwner() ? .bluetoothdRestarted(newOwner: nil) : nil
+                let (replaced, newOwner) = await bluetoothdReplaced()
+                return replaced ? .bluetoothdRestarted(newOwner: newOwner) : nil
             }
         }
         guard adapterPoweringDown else { return nil }
@@ -464,17 +469,24 @@ public actor GattConnection {
         case .bluez where error.code == .noReply: break
         default: return nil
         }
-        return await bluetoothdHasNoOwner() ? .bluetoothdRestarted(newOwner: nil) : nil
+        let (replaced, newOwner) = await bluetoothdReplaced()
+        return replaced ? .bluetoothdRestarted(newOwner: newOwner) : nil
     }
 
-    /// Whether the bus says nobody owns `org.bluez` (asking starts nothing).
-    private func bluetoothdHasNoOwner() async -> Bool {
+    /// Whether the bluetoothd the connection was made with is gone: nobody owns
+    /// `org.bluez` now, or another process does. A stopping bluetoothd exits without
+    /// answering what it was asked, and systemd or the bus may have started the next one
+    /// by the time the owner is asked: "somebody owns it" alone would take the drop for the
+    /// reader's. Asking starts nothing.
+    private func bluetoothdReplaced() async -> (replaced: Bool, newOwner: String?) {
+        let owner: String
         do throws(DBusError) {
-            _ = try await session.connection.nameOwner(BlueZNames.service)
-            return false
+            owner = try await session.connection.nameOwner(BlueZNames.service)
         } catch {
-            return error.isRemote(DBusErrorName.nameHasNoOwner)
+            return (error.isRemote(DBusErrorName.nameHasNoOwner), nil)
         }
+        guard let bluetoothdOwner, owner != bluetoothdOwner else { return (false, nil) }
+        return (true, owner)
     }
 
     private func makeID() -> Int {
