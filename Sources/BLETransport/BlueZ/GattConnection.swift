@@ -171,12 +171,13 @@ public actor GattConnection {
     /// the last attempt: a sixth of the connection's time limit, but 4 s at least (half the
     /// limit at most) and 10 s at most. Its cached table resolves in a few ATT round trips
     /// (a changed one, in a discovery's; `readerctl doctor` measured 3.6 s from `Connect`
-    /// to resolved services in a loaded emulated guest), but bluetoothd 5.66 now and then opens a bonded device's ATT
-    /// bearer with an MTU exchange that is never answered (the request on an EATT channel,
-    /// which a peer with EATT, such as a reader served by BlueZ, races; fixed in BlueZ 5.67)
-    /// and waits out its 30 s ATT timeout. A new connection does not inherit that state, but
-    /// the race can repeat: under load, three connections in a row stalled. Within a 30 s
-    /// limit, 5 s windows leave room for four connections.
+    /// to resolved services in a loaded emulated guest), but bluetoothd 5.66 now and then
+    /// opens a bonded device's ATT bearer with an MTU exchange that is never answered (the
+    /// request on an EATT channel, which a peer with EATT, such as a reader served by
+    /// BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout. A new
+    /// connection does not inherit that state, but the race can repeat: under load, three
+    /// connections in a row stalled. Within a 30 s limit, 5 s windows leave room for four
+    /// connections.
     static func resolutionWindow(timeout: Duration) -> Duration {
         min(max(timeout / 6, .seconds(4)), timeout / 2, .seconds(10))
     }
