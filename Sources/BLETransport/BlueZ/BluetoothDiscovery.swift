@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import Timing
 
 /// A running LE discovery: an `AsyncSequence` of device updates (see
 /// ``BluetoothAdapter/discover(_:)``). Each element is the device's current state, so a
@@ -75,9 +76,13 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
     }
 
     /// Sent even from a cancelled task (a connect given up, Ctrl-C): else bluetoothd would
-    /// go on scanning for this client.
+    /// go on scanning for this client. A `Connect` on the adapter then waits for its scan
+    /// to settle (``AdapterScanSettling``).
     private static func stopDiscovery(on adapter: BluetoothAdapter) async {
-        await adapter.session.cleanUp(adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5))
+        let session = adapter.session
+        await session.cleanUp(adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5))
+        session.scanSettling.changed(
+            adapter.path, at: session.clock.elapsed(), settlingFor: AdapterScanSettling.afterDiscovery)
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

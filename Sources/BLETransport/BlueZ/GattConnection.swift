@@ -106,6 +106,7 @@ public actor GattConnection {
             droppedDuringSetup = false
             do throws(BluetoothError) {
                 if info?.isConnected != true {
+                    await waitForScanToSettle(until: deadline)
                     try await connectCall(deadline: deadline, timeout: timeout)
                     // Connect may answer before BlueZ emits the matching PropertiesChanged.
                     info = try await device.info()
@@ -148,6 +149,15 @@ public actor GattConnection {
         }
     }
 
+    /// Waits until the adapter's scan has settled after this session changed it
+    /// (``AdapterScanSettling``), not past `deadline`.
+    private func waitForScanToSettle(until deadline: Duration) async {
+        guard let settled = session.scanSettling.settled(adapterPath), settled > now else { return }
+        session.logger.debug(
+            "waiting for the adapter's scan to settle", metadata: ["device": "\(name)", "for": "\(settled - now)"])
+        try? await session.clock.sleep(min(settled, deadline))
+    }
+
     /// Errors worth another `Connect`: an aborted LE connection, an operation in progress,
     /// a link that dropped while services were being resolved.
     static func isRetryable(_ error: BluetoothError) -> Bool {
@@ -175,9 +185,10 @@ public actor GattConnection {
     /// opens a bonded device's ATT bearer with an MTU exchange that is never answered (the
     /// request on an EATT channel, which a peer with EATT, such as a reader served by
     /// BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout. A new
-    /// connection does not inherit that state, but the race can repeat: under load, three
-    /// connections in a row stalled. Within a 30 s limit, 5 s windows leave room for four
-    /// connections.
+    /// connection does not inherit that state, but the race can repeat: under load, four
+    /// connections in a row stalled when each was made again at once (the next now waits
+    /// for the adapter's scan to settle: ``AdapterScanSettling``). Within a 30 s limit, 5 s
+    /// windows leave room for three connections.
     static func resolutionWindow(timeout: Duration) -> Duration {
         min(max(timeout / 6, .seconds(4)), timeout / 2, .seconds(10))
     }
@@ -213,6 +224,8 @@ public actor GattConnection {
         let remaining = min(deadline - now, .seconds(10))
         guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
         await session.cleanUp(path, BlueZNames.deviceInterface, "Disconnect", timeout: remaining)
+        // Made again within a second, a stalled connection stalled again a quarter of the time.
+        session.scanSettling.changed(adapterPath, at: now, settlingFor: AdapterScanSettling.afterDisconnect)
         if Task.isCancelled { throw .cancelled }
         let left = deadline - now
         guard left > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
