@@ -77,10 +77,9 @@ import Glibc
     /// stalls in a row do not use up three attempts, which count failed Connects. With one
     /// attempt there is no window (it waits for the deadline, one Connect only), nor for a
     /// device without a bond, whose first discovery may be slow. The connection is made
-    /// again only once the adapter's scan has settled, two seconds after the stalled one was
-    /// ended (``AdapterScanSettling``): no Connect is sent meanwhile. The clock steps
-    /// through each 200 ms window and each settling and, where the connection fails, to its
-    /// 2 s deadline.
+    /// again only two seconds after the stalled one was ended (`pauseAfterStall`): no
+    /// Connect is sent meanwhile. The clock steps through each 200 ms window and each pause
+    /// and, where the connection fails, to its 2 s deadline.
     @Test(arguments: [(1, 3, true, true), (3, 3, true, true), (1, 1, true, false), (1, 3, false, false)])
     func aConnectionWhoseServicesStallIsMadeAgain(stalls: Int, attempts: Int, bonded: Bool, connects: Bool) async throws {
         let bus = try await TestBus.start()
@@ -94,8 +93,8 @@ import Glibc
         defer { Task { await session.close() } }
         let device = try await session.adapter(named: "hci1").device(at: FakeReader.device)
         let window = Duration.milliseconds(200)
-        let settling = AdapterScanSettling.afterDisconnect
-        // Room for three stalls and their settling; a 2 s deadline where the test reaches
+        let pause = GattConnection.pauseAfterStall
+        // Room for three stalls and their pauses; a 2 s deadline where the test reaches
         // it (stepping to it passes no call's own time limit, 10 s and more).
         let timeout: Duration = connects ? .seconds(10) : .seconds(2)
         let connecting = Task { () async -> Result<GattConnection, BluetoothError> in
@@ -108,11 +107,11 @@ import Glibc
         if connects {
             for stall in 1...stalls {
                 try await clock.advance(pastSleepOf: window)
-                // The stalled connection is ended; the next waits for the scan to settle.
-                try await clock.waitForSleepers(dueNoSoonerThan: settling, dueWithin: settling, within: WaitBound.inProcess)
+                // The stalled connection is ended; the next is made after a pause.
+                try await clock.waitForSleepers(dueNoSoonerThan: pause, dueWithin: pause, within: WaitBound.inProcess)
                 #expect(fake.recorded("Disconnect").count == stall)
                 #expect(fake.recorded("Connect").count == stall)
-                clock.advance(by: settling)
+                clock.advance(by: pause)
             }
         } else {
             try await clock.advance(toSleeperAt: timeout)
@@ -137,34 +136,6 @@ import Glibc
             #expect(fake.recorded("Connect").count == 1)
             #expect(fake.recorded("Disconnect").count == 1)
         }
-    }
-
-    /// A Connect right after a discovery found the device waits half a second, until the
-    /// adapter's scan has settled (``AdapterScanSettling``): none reaches bluetoothd before.
-    @Test func aConnectJustAfterADiscoveryWaitsForTheAdaptersScanToSettle() async throws {
-        let bus = try await TestBus.start()
-        defer { withExtendedLifetime(bus) {} }
-        let fake = try await FakeBlueZ.start(on: bus)
-        try fake.addAdapter("hci1", powered: true, methods: [
-            DBusMethod("SetDiscoveryFilter", in: "a{sv}") { _ in [] },
-            fake.recordingMethod("StartDiscovery"),
-            fake.recordingMethod("StopDiscovery"),
-        ])
-        try FakeReader().export(on: fake, abortedConnects: 0, rssi: -50)
-        let clock = ManualClock()
-        let session = try await BluetoothSession.open(busAddress: bus.address, clock: clock)
-        defer { Task { await session.close() } }
-        let adapter = try await session.adapter(named: "hci1")
-        let found = try await adapter.find(DiscoveryFilter(namePrefix: "VPOS"), timeout: .seconds(5))
-        #expect(fake.recorded("StopDiscovery").count == 1)
-        let connecting = Task { try await adapter.device(at: found.path).connect(timeout: .seconds(5)) }
-        let settling = AdapterScanSettling.afterDiscovery
-        try await clock.waitForSleepers(dueNoSoonerThan: settling, dueWithin: settling, within: WaitBound.inProcess)
-        #expect(fake.recorded("Connect").isEmpty)
-        clock.advance(by: settling)
-        let connection = try await connecting.value
-        #expect(fake.recorded("Connect").count == 1)
-        await connection.disconnect()
     }
 
     @Test func abortedConnectsAreRetriedThenNotificationsAndWritesFlowAsMessages() async throws {

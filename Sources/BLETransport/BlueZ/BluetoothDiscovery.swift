@@ -1,6 +1,5 @@
 import Logging
 import Synchronization
-import Timing
 
 /// A running LE discovery: an `AsyncSequence` of device updates (see
 /// ``BluetoothAdapter/discover(_:)``). Each element is the device's current state, so a
@@ -76,13 +75,9 @@ public final class BluetoothDiscovery: AsyncSequence, Sendable {
     }
 
     /// Sent even from a cancelled task (a connect given up, Ctrl-C): else bluetoothd would
-    /// go on scanning for this client. A `Connect` on the adapter then waits for its scan
-    /// to settle (``AdapterScanSettling``).
+    /// go on scanning for this client.
     private static func stopDiscovery(on adapter: BluetoothAdapter) async {
-        let session = adapter.session
-        await session.cleanUp(adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5))
-        session.scanSettling.changed(
-            adapter.path, at: session.clock.elapsed(), settlingFor: AdapterScanSettling.afterDiscovery)
+        await adapter.session.cleanUp(adapter.path, BlueZNames.adapterInterface, "StopDiscovery", timeout: .seconds(5))
     }
 
     public func makeAsyncIterator() -> AsyncIterator {

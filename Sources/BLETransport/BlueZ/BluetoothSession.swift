@@ -16,9 +16,6 @@ public final class BluetoothSession: Sendable {
     let logger: Logger
     /// Where BlueZ's signals arrive and are routed to the object that follows them.
     let signals: BlueZSignalRouter
-    /// When each adapter's scanning last changed under this session: a `Connect` waits for
-    /// it to settle.
-    let scanSettling = AdapterScanSettling()
 
     /// What the session's deadlines run on: its D-Bus connection's clock.
     package var clock: ElapsedClock { connection.clock }

@@ -2,7 +2,6 @@ import BLETransport
 import BlueZTestSupport
 import CardReaderKit
 import CardReaderKitTesting
-import ManualClockSteps
 import Testing
 
 /// A connector's later connects, against a fake bluetoothd on a private dbus-daemon: a
@@ -22,15 +21,11 @@ struct BlueZReaderConnectorReconnectTests {
             ])
         let reader = FakeReader()
         try reader.export(on: fake, abortedConnects: 0, firmwareRevision: .value(Array("2.4.1".utf8)), rssi: -50)
-        let clock = ManualClock()
         let connector = BlueZReaderConnector(
             reader: "VPOS3356", adapter: "hci1", busAddress: bus.address, valueTransport: .dbusMessages, bondStore: nil,
-            clock: clock)
+            clock: ManualClock())
 
-        let connecting = Task { try await connector.connect() }
-        // The first Connect waits for the adapter's scan to settle after the discovery.
-        try await clock.advance(pastSleepOf: AdapterScanSettling.afterDiscovery)
-        let first = try await connecting.value
+        let first = try await connector.connect()
         #expect(fake.recorded("StartDiscovery").count == 1, "the first connect finds the reader by its name")
         await first.close()
         let second = try await connector.connect()

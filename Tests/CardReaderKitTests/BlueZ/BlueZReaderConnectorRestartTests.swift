@@ -4,7 +4,6 @@ import BlueZTestSupport
 import CardReaderKitTesting
 import Locking
 import Logging
-import ManualClockSteps
 import Testing
 
 /// A connect while bluetoothd restarts or starts, against fake bluetoothds on a private
@@ -65,8 +64,6 @@ struct BlueZReaderConnectorRestartTests {
         try before.export(on: crashing, abortedConnects: 0, stalledConnects: 1, rssi: -50)
         let connector = connector(on: bus, clock: clock, kernelControllers: ["hci1"], lines: lines)
         let connect = Task { try await connector.connect() }
-        // The Connect waits for the adapter's scan to settle after the discovery.
-        try await clock.advance(pastSleepOf: AdapterScanSettling.afterDiscovery)
         try await before.connectArrived.wait(within: bound)
         await crashing.connection.close()
         try await lines.wait(for: "waiting for bluetoothd and its adapter")
@@ -106,8 +103,7 @@ struct BlueZReaderConnectorRestartTests {
         defer { withExtendedLifetime(bus) {} }
         let starting = try await FakeBlueZ.start(on: bus)
         let lines = LogLines()
-        let clock = ManualClock()
-        let connector = Self.connector(on: bus, clock: clock, kernelControllers: ["hci0", "hci1"], lines: lines)
+        let connector = Self.connector(on: bus, clock: ManualClock(), kernelControllers: ["hci0", "hci1"], lines: lines)
         let connect = Task { try await connector.connect() }
 
         try await lines.wait(for: "the kernel has the adapter and bluetoothd does not list it yet")
@@ -115,7 +111,6 @@ struct BlueZReaderConnectorRestartTests {
         let reader = FakeReader()
         try reader.export(on: starting, abortedConnects: 0, firmwareRevision: .value(Array("2.4.1".utf8)), rssi: -50)
         try starting.connection.setProperties(["Powered": .bool(true)], interface: "org.bluez.Adapter1", path: "/org/bluez/hci1")
-        try await clock.advance(pastSleepOf: AdapterScanSettling.afterDiscovery)
 
         let link = try await within(Self.bound, "the connect") { try await connect.value }
         #expect(starting.recorded("Connect").count == 1)
