@@ -214,10 +214,10 @@ public actor GattConnection {
     /// is connected again. The stall comes with bluetoothd 5.66 taking the new link's ATT
     /// channel for an incoming one, whose security it then fails to raise to the bond's
     /// (`setsockopt(BT_SECURITY): Invalid argument` in its debug log): in the captures of
-    /// 724 connections in emulated guests, 44 stalled, every one with that error and no
+    /// 861 connections in emulated guests, 52 stalled, every one with that error and no
     /// link with it resolved. A connection made again within 1 s of a stalled one ending
-    /// stalled again 9 times in 33, so that stalls came in runs (four in a row failed a
-    /// 30 s connect); one made a second or more after, 0 times in 10 (`Docs/bluetooth-notes.md`).
+    /// stalled again 9 times in 34, so that stalls came in runs (four in a row failed a
+    /// 30 s connect); one made a second or more after, once in 17 (`Docs/bluetooth-notes.md`).
     package static let pauseAfterStall: Duration = .seconds(2)
 
     /// Ends a stalled connection, and reads the device again after ``pauseAfterStall``.
