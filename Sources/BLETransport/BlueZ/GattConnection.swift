@@ -206,10 +206,6 @@ public actor GattConnection {
         }
     }
 
-    /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
-    /// answers once the link is down), so that the next attempt connects afresh.
-    /// bluetoothd may be what stalled: the call waits no longer than the connection's
-    /// deadline, so the caller hears of the stall in time, not after its own limit.
     /// How long a stalled connection's device is left alone, once disconnected, before it
     /// is connected again. The stall comes with bluetoothd 5.66 taking the new link's ATT
     /// channel for an incoming one, whose security it then fails to raise to the bond's
@@ -220,7 +216,11 @@ public actor GattConnection {
     /// 30 s connect); one made a second or more after, once in 17 (`Docs/bluetooth-notes.md`).
     package static let pauseAfterStall: Duration = .seconds(2)
 
-    /// Ends a stalled connection, and reads the device again after ``pauseAfterStall``.
+    /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
+    /// answers once the link is down), so that the next attempt connects afresh.
+    /// bluetoothd may be what stalled: the call waits no longer than the connection's
+    /// deadline, so the caller hears of the stall in time, not after its own limit. The
+    /// device is then left alone for ``pauseAfterStall`` and read again.
     private func reconnectAfterStall(deadline: Duration, timeout: Duration) async throws(BluetoothError) {
         let remaining = min(deadline - now, .seconds(10))
         guard remaining > .zero else { throw .timedOut("connecting to \(name) and resolving its services", after: timeout) }
