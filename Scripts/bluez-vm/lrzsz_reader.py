@@ -321,8 +321,13 @@ class Reader:
             self.send(bytes([CAN, CAN]))
             log(f"old firmware {self.version} runs")
             return
+        # Accepted: from the ACK on, the old firmware is gone. The reader stops advertising at
+        # once, so a host that ends the link before the restart does cannot reach it again
+        # until it advertises the new version.
         self.send(bytes([ACK]))
-        GLib.timeout_add(300, self.restart, version)
+        self.unadvertise()
+        self.version = version
+        GLib.timeout_add(300, self.restart)
 
     def stop_rb(self):
         if self.uart_timer is not None:
@@ -342,11 +347,9 @@ class Reader:
         self.uart_dropped = 0
         self.frames = b""
 
-    def restart(self, version):
-        log(f"restarting on firmware {version}")
+    def restart(self):
+        log(f"restarting on firmware {self.version}")
         self.disconnect()
-        self.unadvertise()
-        self.version = version
         GLib.timeout_add(2000, self.advertise)
         return False
 
