@@ -77,7 +77,7 @@ import Glibc
     /// stalls in a row do not use up three attempts, which count failed Connects. With one
     /// attempt there is no window (it waits for the deadline, one Connect only), nor for a
     /// device without a bond, whose first discovery may be slow. The connection is made
-    /// again only two seconds after the stalled one was ended (`pauseAfterStall`): no
+    /// again only five seconds after the stalled one was ended (`pauseAfterStall`): no
     /// Connect is sent meanwhile. The clock steps through each 200 ms window and each pause
     /// and, where the connection fails, to its 2 s deadline.
     @Test(arguments: [(1, 3, true, true), (3, 3, true, true), (1, 1, true, false), (1, 3, false, false)])
@@ -96,7 +96,7 @@ import Glibc
         let pause = GattConnection.pauseAfterStall
         // Room for three stalls and their pauses; a 2 s deadline where the test reaches
         // it (stepping to it passes no call's own time limit, 10 s and more).
-        let timeout: Duration = connects ? .seconds(10) : .seconds(2)
+        let timeout: Duration = connects ? .seconds(30) : .seconds(2)
         let connecting = Task { () async -> Result<GattConnection, BluetoothError> in
             do throws(BluetoothError) {
                 return .success(try await device.connect(timeout: timeout, attempts: attempts, resolutionWindow: window))

@@ -177,8 +177,8 @@ public actor GattConnection {
     /// BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout. A new
     /// connection does not inherit that state, but the race can repeat: under load, four
     /// connections in a row stalled when each was made again at once (the next is now made
-    /// after ``pauseAfterStall``). Within a 30 s limit, 5 s windows leave room for three
-    /// connections.
+    /// after ``pauseAfterStall``). Within a 30 s limit, 5 s windows and the pauses between
+    /// leave room for three connections.
     static func resolutionWindow(timeout: Duration) -> Duration {
         min(max(timeout / 6, .seconds(4)), timeout / 2, .seconds(10))
     }
@@ -210,11 +210,13 @@ public actor GattConnection {
     /// is connected again. The stall comes with bluetoothd 5.66 taking the new link's ATT
     /// channel for an incoming one, whose security it then fails to raise to the bond's
     /// (`setsockopt(BT_SECURITY): Invalid argument` in its debug log): in the captures of
-    /// 861 connections in emulated guests, 52 stalled, every one with that error and no
-    /// link with it resolved. A connection made again within 1 s of a stalled one ending
-    /// stalled again 9 times in 34, so that stalls came in runs (four in a row failed a
-    /// 30 s connect); one made a second or more after, once in 17 (`Docs/bluetooth-notes.md`).
-    package static let pauseAfterStall: Duration = .seconds(2)
+    /// 1,692 connections in emulated guests, 90 stalled, every one with that error and no
+    /// link with it resolved. It comes soon after a link ends: of the connections made
+    /// within 2 s of one, 25 in 429 stalled; 2 to 5 s after, 5 in 112; later, 3 in 427.
+    /// Made again within 1 s of a stalled one ending, a connection stalled 9 times in 34,
+    /// so that stalls came in runs; 2 s after, still 7 in 55 (three in a row failed a 30 s
+    /// connect). Hence 5 s (`Docs/bluetooth-notes.md`).
+    package static let pauseAfterStall: Duration = .seconds(5)
 
     /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
     /// answers once the link is down), so that the next attempt connects afresh.
