@@ -77,8 +77,8 @@ import Glibc
     /// stalls in a row do not use up three attempts, which count failed Connects. With one
     /// attempt there is no window (it waits for the deadline, one Connect only), nor for a
     /// device without a bond, whose first discovery may be slow. The connection is made
-    /// again only five seconds after the stalled one was ended (`pauseAfterStall`): no
-    /// Connect is sent meanwhile. The clock steps through each 200 ms window and each pause
+    /// again only a pause after the stalled one was ended (`pauseAfterStall`): no Connect
+    /// is sent meanwhile. The clock steps through each 200 ms window and each pause
     /// and, where the connection fails, to its 2 s deadline.
     @Test(arguments: [(1, 3, true, true), (3, 3, true, true), (1, 1, true, false), (1, 3, false, false)])
     func aConnectionWhoseServicesStallIsMadeAgain(stalls: Int, attempts: Int, bonded: Bool, connects: Bool) async throws {
@@ -94,9 +94,10 @@ import Glibc
         let device = try await session.adapter(named: "hci1").device(at: FakeReader.device)
         let window = Duration.milliseconds(200)
         let pause = GattConnection.pauseAfterStall
-        // Room for three stalls and their pauses; a 2 s deadline where the test reaches
-        // it (stepping to it passes no call's own time limit, 10 s and more).
-        let timeout: Duration = connects ? .seconds(30) : .seconds(2)
+        // Room for the stalls, their pauses and two windows more (the last connection keeps
+        // a window); a 2 s deadline where the test reaches it (stepping to it passes no
+        // call's own time limit, 10 s and more).
+        let timeout: Duration = connects ? (window + pause) * (stalls + 1) + window * 2 : .seconds(2)
         let connecting = Task { () async -> Result<GattConnection, BluetoothError> in
             do throws(BluetoothError) {
                 return .success(try await device.connect(timeout: timeout, attempts: attempts, resolutionWindow: window))

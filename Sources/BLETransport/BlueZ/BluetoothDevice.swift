@@ -28,9 +28,9 @@ public struct BluetoothDevice: Sendable {
     /// within `timeout`. A device that is already connected is used as it is.
     /// `le-connection-abort-by-local` and `InProgress` are retried, up to `attempts`
     /// connection attempts in all. With more than one attempt, a bonded device's connection
-    /// whose services have not resolved within `resolutionWindow` (default: a sixth of
-    /// `timeout`, from 4 s to 10 s) is disconnected and made again, as long as the time left
-    /// holds two windows; the last connection has all the time left.
+    /// whose services have not resolved within `resolutionWindow` (default: 4 s, half of
+    /// `timeout` at most) is disconnected and made again, as long as the time left holds
+    /// two windows; the last connection has all the time left.
     public func connect(timeout: Duration, attempts: Int = 3, resolutionWindow: Duration? = nil)
         async throws(BluetoothError) -> GattConnection
     {

@@ -168,19 +168,18 @@ public actor GattConnection {
     }
 
     /// How long a bonded device's services may take to resolve on a connection that is not
-    /// the last attempt: a sixth of the connection's time limit, but 4 s at least (half the
-    /// limit at most) and 10 s at most. Its cached table resolves in a few ATT round trips
-    /// (a changed one, in a discovery's; `readerctl doctor` measured 3.6 s from `Connect`
-    /// to resolved services in a loaded emulated guest), but bluetoothd 5.66 now and then
-    /// opens a bonded device's ATT bearer with an MTU exchange that is never answered (the
-    /// request on an EATT channel, which a peer with EATT, such as a reader served by
-    /// BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout. A new
-    /// connection does not inherit that state, but the race can repeat: under load, four
-    /// connections in a row stalled when each was made again at once (the next is now made
-    /// after ``pauseAfterStall``). Within a 30 s limit, 5 s windows and the pauses between
-    /// leave room for three connections.
+    /// the last attempt: 4 s, half the connection's time limit at most. bluetoothd 5.66 now
+    /// and then opens a bonded device's ATT bearer with an MTU exchange that is never
+    /// answered (the request on an EATT channel, which a peer with EATT, such as a reader
+    /// served by BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout; a
+    /// new connection does not inherit that state. A cached table resolves in a few ATT
+    /// round trips: of 800 bonded connections in loaded emulated guests, half resolved
+    /// within 0.9 s of the link coming up, 99 % within 3.6 s, 795 within 4 s (the slowest in
+    /// 6.9 s; `Docs/bluetooth-notes.md`). The window is short because every stall costs it,
+    /// and stalls are frequent there: a connection cut short while still resolving costs
+    /// one more connection, not the connect.
     static func resolutionWindow(timeout: Duration) -> Duration {
-        min(max(timeout / 6, .seconds(4)), timeout / 2, .seconds(10))
+        min(.seconds(4), timeout / 2)
     }
 
     private enum Resolution { case resolved, stalled }
@@ -209,14 +208,13 @@ public actor GattConnection {
     /// How long a stalled connection's device is left alone, once disconnected, before it
     /// is connected again. The stall comes with bluetoothd 5.66 taking the new link's ATT
     /// channel for an incoming one, whose security it then fails to raise to the bond's
-    /// (`setsockopt(BT_SECURITY): Invalid argument` in its debug log): in the captures of
-    /// 1,692 connections in emulated guests, 90 stalled, every one with that error and no
-    /// link with it resolved. It comes soon after a link ends: of the connections made
-    /// within 2 s of one, 25 in 429 stalled; 2 to 5 s after, 5 in 112; later, 3 in 427.
-    /// Made again within 1 s of a stalled one ending, a connection stalled 9 times in 34,
-    /// so that stalls came in runs; 2 s after, still 7 in 55 (three in a row failed a 30 s
-    /// connect). Hence 5 s (`Docs/bluetooth-notes.md`).
-    package static let pauseAfterStall: Duration = .seconds(5)
+    /// (`setsockopt(BT_SECURITY): Invalid argument` in its debug log, every stall with it).
+    /// In the captures of 778 connections to bonded readers in loaded emulated guests, 126
+    /// stalled (16 %), the same share whenever the connection was made after a link had
+    /// ended (102 in 674) except within 1 s of it (24 in 104), and after a stall as after
+    /// anything else (10 in 57): a longer pause buys nothing and costs the connect its next
+    /// attempt (`Docs/bluetooth-notes.md`).
+    package static let pauseAfterStall: Duration = .milliseconds(1500)
 
     /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
     /// answers once the link is down), so that the next attempt connects afresh.
