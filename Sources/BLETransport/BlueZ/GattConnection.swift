@@ -168,16 +168,15 @@ public actor GattConnection {
     }
 
     /// How long a bonded device's services may take to resolve on a connection that is not
-    /// the last attempt: 4 s, half the connection's time limit at most. bluetoothd 5.66 now
-    /// and then opens a bonded device's ATT bearer with an MTU exchange that is never
-    /// answered (the request on an EATT channel, which a peer with EATT, such as a reader
-    /// served by BlueZ, races; fixed in BlueZ 5.67) and waits out its 30 s ATT timeout; a
-    /// new connection does not inherit that state. A cached table resolves in a few ATT
-    /// round trips: of 800 bonded connections in loaded emulated guests, half resolved
-    /// within 0.9 s of the link coming up, 99 % within 3.6 s, 795 within 4 s (the slowest in
-    /// 6.9 s; `Docs/bluetooth-notes.md`). The window is short because every stall costs it,
-    /// and stalls are frequent there: a connection cut short while still resolving costs
-    /// one more connection, not the connect.
+    /// the last attempt: 4 s, half the connection's time limit at most. A reader served by
+    /// bluetoothd 5.66 now and then leaves a bonded host's ATT requests unanswered (see
+    /// ``pauseAfterStall``), and this host's bluetoothd would wait out its 30 s ATT
+    /// timeout; a new connection does not inherit that state. A cached table resolves in a
+    /// few ATT round trips: of 800 bonded connections in loaded emulated guests, half
+    /// resolved within 0.9 s of the link coming up, 99 % within 3.6 s, 795 within 4 s (the
+    /// slowest in 6.9 s; `Docs/bluetooth-notes.md`). The window is short because every stall
+    /// costs it, and stalls are frequent there: a connection cut short while still
+    /// resolving costs one more connection, not the connect.
     static func resolutionWindow(timeout: Duration) -> Duration {
         min(.seconds(4), timeout / 2)
     }
@@ -206,14 +205,18 @@ public actor GattConnection {
     }
 
     /// How long a stalled connection's device is left alone, once disconnected, before it
-    /// is connected again. The stall comes with bluetoothd 5.66 taking the new link's ATT
-    /// channel for an incoming one, whose security it then fails to raise to the bond's
-    /// (`setsockopt(BT_SECURITY): Invalid argument` in its debug log, every stall with it).
-    /// In the captures of 778 connections to bonded readers in loaded emulated guests, 126
-    /// stalled (16 %), the same share whenever the connection was made after a link had
-    /// ended (102 in 674) except within 1 s of it (24 in 104), and after a stall as after
-    /// anything else (10 in 57): a longer pause buys nothing and costs the connect its next
-    /// attempt (`Docs/bluetooth-notes.md`).
+    /// is connected again. The stall is the reader's, where bluetoothd 5.66 serves it (as
+    /// for `readerctl emulate`): it takes the new link's ATT channel after this host has
+    /// already encrypted the link, fails to raise the channel's security to the bond's
+    /// (`setsockopt(BT_SECURITY): Invalid argument`, in its debug log with every stall:
+    /// Linux refuses to raise a channel on a link already at that level) and gives the
+    /// channel up, serving only the Enhanced ATT channels opened later. In the captures,
+    /// 101 of 107 stalls came with the link already encrypted then, and none of the 405
+    /// connections whose channel the reader raised. Of 778 connections to bonded readers in
+    /// loaded guests, 126 stalled (16 %), the same share whenever the connection was made
+    /// after a link had ended (102 in 674) except within 1 s of it (24 in 104), and after a
+    /// stall as after anything else (10 in 57): a longer pause buys nothing and costs the
+    /// connect its next attempt (`Docs/bluetooth-notes.md`).
     package static let pauseAfterStall: Duration = .milliseconds(1500)
 
     /// Ends a connection whose services stalled (`Device1.Disconnect`, which bluetoothd
