@@ -2,6 +2,7 @@ import BLETransport
 import Testing
 import CardReaderKit
 import CardReaderKitTesting
+import ManualClockSteps
 import ReaderProtocol
 
 /// Connecting, disconnecting and reconnecting, against a reader the test plays frame by
@@ -75,6 +76,39 @@ struct ConnectionLifecycleTests {
         await control.release()
         try await reader.connect()
         #expect(await reader.state == .connected)
+    }
+
+    /// GET INFO asked for while the first connect is still opening the link (a service
+    /// whose client calls as it starts) waits for the link, then goes out on it.
+    @Test func aCommandAskedForWhileConnectingGoesOutOnceTheLinkIsThere() async throws {
+        let reader = makeReader()
+        await control.hold()
+        let connecting = Task { try await reader.connect() }
+        try await control.waitForAttempts(1)
+        let info = Task { try await reader.info() }
+        // It waits for the link (until its own deadline, 0.5 s + 1 s), sending nothing.
+        try await clock.waitForSleepers(dueWithin: .milliseconds(1500))
+        await control.release()
+        try await connecting.value
+        #expect(try await scripted.nextCommand() == .getInfo)
+        try await scripted.answer(.getInfo, .success, .info(ReaderInfo(model: "VPOS3356")))
+        #expect(try await info.value.model == "VPOS3356")
+    }
+
+    /// A swipe (a 30 s deadline) asked for while the first connect is opening the link
+    /// fails with it, at once: when the connect gives up (its 5 s), not at the swipe's end.
+    @Test func aCommandWaitingForTheFirstConnectFailsWithIt() async throws {
+        let reader = makeReader()
+        await control.hold()
+        let connecting = Task { try await reader.connect() }
+        try await control.waitForAttempts(1)
+        let swipe = Task { try await reader.readMagneticStripe() }
+        try await clock.waitForSleepers(dueNoSoonerThan: .seconds(30), dueWithin: .seconds(40))
+        try await clock.advance(toSleeperAt: .seconds(5))
+        await #expect(throws: CardReaderError.self) { try await connecting.value }
+        await #expect(throws: CardReaderError.notConnected) { try await swipe.value }
+        #expect(await reader.state == .disconnected)
+        #expect(await control.attempts == 1)
     }
 
     /// The README's `for await event in await reader.events()` loop ends.

@@ -50,10 +50,15 @@ import Testing
         #expect(machine.connectionState == .disconnected)
     }
 
+    /// The connects and the commands that waited for it fail with it.
     @Test func aFailedConnectLeavesTheReaderDisconnected() {
         var machine = Self.machine()
         _ = machine.connectRequested()
-        #expect(Self.names(machine.connectFailed(.notConnected)) == ["resolveConnectWaiters(not-connected)"])
+        #expect(machine.isConnecting)
+        #expect(Self.names(machine.connectFailed(.notConnected)) == [
+            "resolveConnectWaiters(not-connected)", "resolveLinkWaiters(false)",
+        ])
+        #expect(!machine.isConnecting)
         #expect(machine.connectionState == .disconnected)
     }
 

@@ -8,6 +8,7 @@ modules are). Scripts/client-tests sets both.
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -36,6 +37,8 @@ class Daemon:
     """One cardreaderd process, its log lines collected as they come."""
 
     def __init__(self, arguments, config=None, directory=None):
+        # A directory of its own is removed after the test; a shared one, with its owner.
+        self.owns_directory = directory is None
         self.directory = directory or tempfile.mkdtemp(prefix="cardreaderd-test-")
         self.socket = os.path.join(self.directory, "cardreaderd.sock")
         command = [DAEMON, "--socket", self.socket, "--log-level", "debug"] + arguments
@@ -100,9 +103,18 @@ class Daemon:
         return "".join(self.lines)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the test, for fixtures to see whether it failed."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
 @pytest.fixture
-def start_daemon():
-    """Starts daemons (arguments, optional configuration); stops every one after the test."""
+def start_daemon(request):
+    """Starts daemons (arguments, optional configuration); stops every one after the test,
+    printing their logs when it failed, and removes their directories."""
     started = []
 
     def start(arguments=("--emulated-fleet", "2"), config=None, directory=None, wait=True):
@@ -113,6 +125,13 @@ def start_daemon():
     yield start
     for daemon in started:
         daemon.stop(signal.SIGKILL)
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        for daemon in started:
+            print(f"--- cardreaderd in {daemon.directory}:\n{daemon.log()}")
+    for daemon in started:
+        if daemon.owns_directory:
+            shutil.rmtree(daemon.directory, ignore_errors=True)
 
 
 def error_info(error):

@@ -60,6 +60,17 @@ def test_a_cancelled_swipe_is_cancel_at_the_reader(start_daemon):
     assert time.monotonic() - started < EVENT_BOUND
 
 
+def test_a_swipe_asked_for_as_the_daemon_starts_waits_for_the_reader(start_daemon):
+    # The reader takes its connection 2 s after the daemon serves: a swipe asked for at
+    # once waits for the link within its own deadline, where it used to fail not-connected.
+    daemon = start_daemon(["--emulated-fleet", "1", "--scenario", "no-swipe,slow-connect=2"])
+    stub = daemon.stub()
+    swipe = stub.Swipe.future(pb.SwipeRequest(reader=READER, timeout_seconds=60), timeout=EVENT_BOUND * 2)
+    wait_for_status(stub, READER, lambda status: status.busy_command == "READ MAGNETIC STRIPE")
+    assert not swipe.done()
+    swipe.cancel()
+
+
 def test_a_deadline_bounds_the_swipe(start_daemon):
     stub = start_daemon(["--emulated-fleet", "1", "--scenario", "no-swipe"]).stub()
     stub.Info(pb.InfoRequest(reader=READER), timeout=EVENT_BOUND, wait_for_ready=True)

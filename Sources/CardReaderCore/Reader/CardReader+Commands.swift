@@ -31,7 +31,7 @@ extension CardReader {
         guard !Task.isCancelled else { throw .cancelled }
         let limit = answerTime + configuration.linkMargin
         let waitDeadline = waitDeadline ?? timing.elapsed() + limit
-        try await waitWhileReconnecting(until: waitDeadline)
+        try await waitForLinkUnderWay(until: waitDeadline)
         // A required update that the link's return started goes before a card operation.
         if command.code != .enterFirmwareUpdate, lane.update == nil, let pending = lane.requiredPending {
             throw .updating(pending, command: command.code)

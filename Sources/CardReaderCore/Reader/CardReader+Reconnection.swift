@@ -87,9 +87,11 @@ extension CardReader {
         await run(change { $0.reconnectionRefused(link) })
     }
 
-    /// While reconnecting, a command waits for the link until `deadline` (its own).
-    func waitWhileReconnecting(until deadline: Duration) async throws(CardReaderError) {
-        guard machine.reconnectingAfter != nil else { return }
+    /// While a connect or a reconnection is under way, a command waits for the link until
+    /// `deadline` (its own): one asked for as the host starts, or as the lane restores its
+    /// link, goes out once the link is there. It fails as the connect does, at once.
+    func waitForLinkUnderWay(until deadline: Duration) async throws(CardReaderError) {
+        guard machine.reconnectingAfter != nil || machine.isConnecting else { return }
         guard await awaitLink(until: deadline) else {
             if Task.isCancelled { throw .cancelled }
             if case .lost(let reason) = state { throw .linkLost(reason) }

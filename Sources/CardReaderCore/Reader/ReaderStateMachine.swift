@@ -207,10 +207,12 @@ extension ReaderStateMachine {
         }
     }
 
-    /// ``CardReader/connect(timeout:)``'s attempt failed.
+    /// ``CardReader/connect(timeout:)``'s attempt failed: so do the connects and commands
+    /// that waited for it.
     mutating func connectFailed(_ error: CardReaderError) -> [ReaderAction] {
-        if case .connecting = mode { mode = .disconnected }
-        return [.resolveConnectWaiters(.failure(error))]
+        guard case .connecting = mode else { return [.resolveConnectWaiters(.failure(error))] }
+        mode = .disconnected
+        return [.resolveConnectWaiters(.failure(error)), .resolveLinkWaiters(false)]
     }
 
     /// ``CardReader/disconnect()``: a link in use closes as if it had dropped for no reason;
@@ -325,5 +327,11 @@ extension ReaderStateMachine {
     var reconnectingAfter: LinkError? {
         if case .reconnecting(_, let reason) = mode { return reason }
         return nil
+    }
+
+    /// A first connect (``CardReader/connect(timeout:)``, not a reconnection) is under way.
+    var isConnecting: Bool {
+        if case .connecting = mode { return true }
+        return false
     }
 }
