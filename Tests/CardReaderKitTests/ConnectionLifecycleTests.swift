@@ -24,6 +24,15 @@ struct ConnectionLifecycleTests {
             configuration: .init(reconnect: reconnect), clock: clock)
     }
 
+    /// Starts a connect whose attempt the test holds (until `control.release()`), and
+    /// returns once the attempt has begun.
+    func startHeldConnect(_ reader: CardReader) async throws -> Task<Void, any Error> {
+        await control.hold()
+        let connecting = Task { try await reader.connect() }
+        try await control.waitForAttempts(1)
+        return connecting
+    }
+
     /// Drops the link and waits until the reader has seen the drop and started reconnecting.
     func dropAndWaitForTheReconnection(_ reader: CardReader) async {
         var states = await reader.stateUpdates().makeAsyncIterator()
@@ -40,9 +49,7 @@ struct ConnectionLifecycleTests {
 
     @Test func twoConnectsAtOnceShareOneAttemptAndBothSucceed() async throws {
         let reader = makeReader()
-        await control.hold()
-        let first = Task { try await reader.connect() }
-        try await control.waitForAttempts(1)
+        let first = try await startHeldConnect(reader)
         let second = Task { try await reader.connect() }
         await control.release()
         try await first.value
@@ -66,9 +73,7 @@ struct ConnectionLifecycleTests {
 
     @Test func disconnectDuringConnectEndsItWithNotConnected() async throws {
         let reader = makeReader()
-        await control.hold()
-        let connecting = Task { try await reader.connect() }
-        try await control.waitForAttempts(1)
+        let connecting = try await startHeldConnect(reader)
         await reader.disconnect()
         await #expect(throws: CardReaderError.notConnected) { try await connecting.value }
         #expect(await reader.state == .disconnected)
@@ -82,9 +87,7 @@ struct ConnectionLifecycleTests {
     /// whose client calls as it starts) waits for the link, then goes out on it.
     @Test func aCommandAskedForWhileConnectingGoesOutOnceTheLinkIsThere() async throws {
         let reader = makeReader()
-        await control.hold()
-        let connecting = Task { try await reader.connect() }
-        try await control.waitForAttempts(1)
+        let connecting = try await startHeldConnect(reader)
         let info = Task { try await reader.info() }
         // It waits for the link (until its own deadline, 0.5 s + 1 s), sending nothing.
         try await clock.waitForSleepers(dueWithin: .milliseconds(1500))
@@ -99,14 +102,18 @@ struct ConnectionLifecycleTests {
     /// fails with it, at once: when the connect gives up (its 5 s), not at the swipe's end.
     @Test func aCommandWaitingForTheFirstConnectFailsWithIt() async throws {
         let reader = makeReader()
-        await control.hold()
-        let connecting = Task { try await reader.connect() }
-        try await control.waitForAttempts(1)
+        let connecting = try await startHeldConnect(reader)
         let swipe = Task { try await reader.readMagneticStripe() }
         try await clock.waitForSleepers(dueNoSoonerThan: .seconds(30), dueWithin: .seconds(40))
         try await clock.advance(toSleeperAt: .seconds(5))
         await #expect(throws: CardReaderError.self) { try await connecting.value }
-        await #expect(throws: CardReaderError.notConnected) { try await swipe.value }
+        // A swipe still waiting is cancelled at the suite's time limit: it then fails with
+        // `cancelled`, not `notConnected`, rather than hanging the run.
+        _ = await withTaskCancellationHandler {
+            await #expect(throws: CardReaderError.notConnected) { try await swipe.value }
+        } onCancel: {
+            swipe.cancel()
+        }
         #expect(await reader.state == .disconnected)
         #expect(await control.attempts == 1)
     }
